@@ -1,0 +1,1 @@
+"""timelyqa: question-answer datasets whose answers change with the world."""

@@ -1,0 +1,153 @@
+"""The one record schema every source writes: pydantic models and their polars twins."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any, get_args, get_origin
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field
+
+CANARY = "timelyqa:canary:7c1e0d3a-5b8f-4f59-9a61-2f0c4b6e8d21"
+"""One string in every released row and card, so trainers can filter the test split out of crawled text."""
+
+
+class Source(StrEnum):
+    WIKIDATA = "wikidata"
+    WIKIPEDIA = "wikipedia"
+    NEWS = "news"
+    SITE_TREE = "site_tree"
+    OFFICIAL_SITE = "official_site"
+
+
+class Split(StrEnum):
+    TRAIN = "train"
+    VALIDATION = "validation"
+    TEST = "test"
+    HUMAN_VERIFIED = "human_verified"
+    LONGITUDINAL = "longitudinal"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Evidence(_Frozen):
+    url: str
+    title: str
+    revision: str | None = None
+    fetched_at: datetime | None = None
+    sha256: str | None = None
+
+
+class Verification(_Frozen):
+    method: str
+    query: str
+    endpoint: str
+    result_count: int
+    passed: bool
+
+
+class QARecord(_Frozen):
+    """A released question; every source fills these fields."""
+
+    id: str
+    question: str
+    answer: str
+    answer_aliases: list[str] = Field(default_factory=list)
+    source: Source
+    level: str
+    event_date: date
+    as_of: datetime
+    split: Split | None = None
+    evidence: list[Evidence] = Field(default_factory=list)
+    verification: Verification
+    generator: str
+    canary: str = CANARY
+
+
+class WikidataRecord(QARecord):
+    """A Wikidata question: the common fields plus the query that proves its answer."""
+
+    answer_id: str
+    query_triples: list[list[str]]
+    delta_triple: list[str]
+    sparql: str
+
+
+class Rejected(_Frozen):
+    """A candidate or an input that did not make it, with the one reason it was dropped."""
+
+    source: Source
+    stage: str
+    reason: str
+    detail: str
+    item: str
+
+
+def record_id(source: str, *facts: str) -> str:
+    """A stable id: the same source and answer-defining facts give the same id on every run."""
+    digest = hashlib.blake2b("\x1f".join((source, *facts)).encode(), digest_size=12)
+    return digest.hexdigest()
+
+
+_SCALARS: dict[Any, pl.DataType] = {
+    str: pl.String(),
+    int: pl.Int64(),
+    bool: pl.Boolean(),
+    float: pl.Float64(),
+    date: pl.Date(),
+    datetime: pl.Datetime("us", "UTC"),
+}
+
+
+def _dtype(annotation: Any) -> pl.DataType:
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    origin = get_origin(annotation)
+    if origin is list:
+        return pl.List(_dtype(args[0]))
+    if args and origin is not None:  # Optional[X] and X | None
+        return _dtype(args[0])
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return pl.String()
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return pl.Struct({name: _dtype(f.annotation) for name, f in annotation.model_fields.items()})
+    return _SCALARS[annotation]
+
+
+def polars_schema(model: type[BaseModel]) -> pl.Schema:
+    """The polars schema that a model's rows are written with, derived from the model itself."""
+    return pl.Schema({name: _dtype(f.annotation) for name, f in model.model_fields.items()})
+
+
+def to_frame(rows: list[BaseModel], model: type[BaseModel]) -> pl.DataFrame:
+    """Rows of one model as a DataFrame in that model's schema (empty rows still carry the schema)."""
+    return pl.DataFrame([r.model_dump(mode="python") for r in rows], schema=polars_schema(model), orient="row")
+
+
+_EVIDENCE = pl.Struct({"url": pl.String(), "title": pl.String(), "revision": pl.String(),
+                       "fetched_at": pl.Datetime("us", "UTC"), "sha256": pl.String()})
+_VERIFICATION = pl.Struct({"method": pl.String(), "query": pl.String(), "endpoint": pl.String(),
+                           "result_count": pl.Int64(), "passed": pl.Boolean()})
+
+RECORD_SCHEMA = pl.Schema({
+    "id": pl.String(), "question": pl.String(), "answer": pl.String(), "answer_aliases": pl.List(pl.String()),
+    "source": pl.String(), "level": pl.String(), "event_date": pl.Date(), "as_of": pl.Datetime("us", "UTC"),
+    "split": pl.String(), "evidence": pl.List(_EVIDENCE), "verification": _VERIFICATION,
+    "generator": pl.String(), "canary": pl.String(),
+})
+"""The columns every source's parquet carries, in this order: the `default` config of a release."""
+
+WIKIDATA_SCHEMA = pl.Schema({
+    **RECORD_SCHEMA, "answer_id": pl.String(), "query_triples": pl.List(pl.List(pl.String())),
+    "delta_triple": pl.List(pl.String()), "sparql": pl.String(),
+})
+
+REJECTED_SCHEMA = pl.Schema({"source": pl.String(), "stage": pl.String(), "reason": pl.String(),
+                             "detail": pl.String(), "item": pl.String()})
+
+SCHEMAS: dict[type[BaseModel], pl.Schema] = {
+    QARecord: RECORD_SCHEMA, WikidataRecord: WIKIDATA_SCHEMA, Rejected: REJECTED_SCHEMA,
+}
