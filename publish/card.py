@@ -1,0 +1,176 @@
+"""The dataset card: README.md of a release, YAML front matter for the Hub plus a body for people."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from timelyqa.split import SPLITS
+
+DEFAULT_CONFIG = "default"
+"""The config holding every source with the common columns only; the one `load_dataset(repo)` returns."""
+PRETTY_NAME = "TimelyQA"
+
+SOURCE_LICENSES: dict[str, str] = {
+    "wikidata": "cc0-1.0",  # Wikidata's structured data is CC0
+    "wikipedia": "cc-by-sa-4.0",  # Wikipedia text is CC BY-SA 4.0
+}
+"""Hub licence ids per source; a source not listed is `other` and its terms follow its evidence pages."""
+
+SOURCE_TEXT: dict[str, str] = {
+    "wikidata": "facts that changed between two Wikidata snapshots, answers proven by a SPARQL query",
+    "wikipedia": "facts that changed between Wikipedia revisions",
+    "news": "events reported in news articles",
+    "site_tree": "questions over whole site trees",
+    "official_site": "facts stated on official sites",
+}
+
+
+def _size_category(rows: int) -> str:
+    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                        (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+        if rows < limit:
+            return name
+    return "10M<n<100M"
+
+
+def _config_names(manifest: dict[str, Any]) -> list[str]:
+    return [DEFAULT_CONFIG, *sorted(name for name in manifest["configs"] if name != DEFAULT_CONFIG)]
+
+
+def _total(manifest: dict[str, Any], config: str, split: str | None = None) -> int:
+    splits = [split] if split else SPLITS
+    return sum(sum(manifest["counts"][config].get(s, {}).values()) for s in splits)
+
+
+def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The card's YAML metadata: licences, tags and one `configs:` entry per config with its data files."""
+    sources = sorted(manifest["sources"])
+    licenses = sorted({SOURCE_LICENSES.get(source, "other") for source in sources}) or ["other"]
+    configs = []
+    for name in _config_names(manifest):
+        splits = manifest["configs"][name]["splits"]
+        if not splits:  # a config without data files cannot be declared
+            continue
+        entry: dict[str, Any] = {"config_name": name, "data_files": [
+            {"split": split, "path": paths[0] if len(paths) == 1 else paths}
+            for split in SPLITS if (paths := splits.get(split))
+        ]}
+        if name == DEFAULT_CONFIG:
+            entry["default"] = True
+        configs.append(entry)
+    return {
+        "license": licenses[0] if len(licenses) == 1 else licenses,
+        "pretty_name": PRETTY_NAME,
+        "language": ["en"],
+        "task_categories": ["question-answering"],
+        "size_categories": [_size_category(_total(manifest, DEFAULT_CONFIG))],
+        "tags": ["temporal", "live-benchmark", "rlvr", "canary", *sources],
+        "configs": configs,
+    }
+
+
+def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+
+
+def _counts_section(manifest: dict[str, Any]) -> list[str]:
+    rows = []
+    for config in _config_names(manifest):
+        counts = manifest["counts"][config]
+        levels = sorted({level for split in SPLITS for level in counts.get(split, {})})
+        for level in levels:
+            per_split = [counts.get(split, {}).get(level, 0) for split in SPLITS]
+            rows.append([f"`{config}`", level, *per_split, sum(per_split)])
+        totals = [_total(manifest, config, split) for split in SPLITS]
+        rows.append([f"`{config}`", "**all**", *totals, sum(totals)])
+    lines = ["## Contents", "", "Rows per config, level and split (`default` holds every source with the common "
+             "columns only; each source's own config adds its own columns).", ""]
+    lines += _table(["config", "level", *SPLITS, "total"], rows)
+    missing = [f"`{config}` has no {split} rows" for config in _config_names(manifest) for split in SPLITS
+               if not manifest["configs"][config]["splits"].get(split)]
+    if missing:
+        lines += ["", "A split with no rows is not declared, because `datasets` cannot load an empty split: "
+                  + "; ".join(missing) + "."]
+    return lines
+
+
+def _split_section(manifest: dict[str, Any]) -> list[str]:
+    dates = manifest["split_dates"]
+    lines = ["## How the splits are made", "", manifest["split_rule"], ""]
+    if dates["newest_event_date"]:
+        lines += [f"- newest `event_date`: {dates['newest_event_date']}",
+                  f"- `test`: groups whose latest `event_date` is on or after {dates['test_from']}",
+                  f"- `validation`: groups whose latest `event_date` is from {dates['validation_from']} "
+                  f"to before {dates['test_from']}",
+                  f"- `train`: groups whose latest `event_date` is before {dates['validation_from']}", ""]
+    lines += ["Group keys:", ""]
+    lines += [f"- `{source}`: {info['group_key']}" for source, info in sorted(manifest["sources"].items())]
+    return lines
+
+
+def _funnel_section(manifest: dict[str, Any]) -> list[str]:
+    lines = ["## From inputs to questions", "", "Each source's stages, and why candidates were dropped "
+             "(the dropped ones are kept with their reason in the source's `rejected.parquet`).", ""]
+    for source, info in sorted(manifest["sources"].items()):
+        runs = len(info["runs"])
+        merged = f"; {info['duplicates_dropped']} duplicate ids merged away" if info["duplicates_dropped"] else ""
+        plural = "s" if runs > 1 else ""
+        lines += [f"### {source}", "", f"{info['rows']} released rows from {runs} run{plural}{merged}.", ""]
+        lines += _table(["stage", "count"], [[f"`{s['stage']}`", s["count"]] for s in info["funnel"]]) + [""]
+        rejects = sorted(info["rejects"].items(), key=lambda item: (-item[1], item[0]))
+        if rejects:
+            lines += _table(["reject reason", "count"], [[f"`{reason}`", n] for reason, n in rejects]) + [""]
+        generators = ", ".join(f"`{g}`" for g in info["generators"]) or "none"
+        lines += [f"Generators: {generators}.", ""]
+    return lines
+
+
+def _usage_section(manifest: dict[str, Any]) -> list[str]:
+    repo = manifest.get("repo_id") or "path/or/repo_id"
+    # The example must run: name a source config that has a test split, Wikidata first.
+    with_test = [name for name in sorted(manifest["sources"], key=lambda n: (n != "wikidata", n))
+                 if "test" in manifest["configs"][name]["splits"]]
+    source = with_test[0] if with_test else DEFAULT_CONFIG
+    cutoff = manifest["split_dates"]["test_from"] or "2026-01-01"
+    year, month, day = (int(part) for part in cutoff.split("-"))
+    return [
+        "## How to load", "", "```python", "import datasets", "",
+        f'test = datasets.load_dataset("{repo}", "{source}", split="test")',
+        f'everything = datasets.load_dataset("{repo}")  # the default config: all sources, common columns',
+        f'pinned = datasets.load_dataset("{repo}", "{source}", split="test", revision="{manifest["version"]}")',
+        "```", "",
+        "## Only questions newer than your model", "",
+        "`event_date` is when the fact happened or changed. Keep the rows after your model's training cutoff:", "",
+        "```python", "from datetime import date", "",
+        f"cutoff = date({year}, {month}, {day})  # your model's training cutoff",
+        'fresh = test.filter(lambda row: row["event_date"] > cutoff)', "```", "",
+    ]
+
+
+def render_card(manifest: dict[str, Any]) -> str:
+    """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
+    sources = sorted(manifest["sources"])
+    described = "; ".join(f"**{s}** ({SOURCE_TEXT.get(s, 'questions from this source')})" for s in sources)
+    licences = "; ".join(f"`{s}`: {SOURCE_LICENSES[s].upper()}" if s in SOURCE_LICENSES
+                         else f"`{s}`: other (the terms of the pages in each row's `evidence`)" for s in sources)
+    body = [
+        f"# {PRETTY_NAME} {manifest['version']}", "",
+        "Question-answer pairs whose answers change with the world, each dated by the event that made it true "
+        f"and verified against its source. Sources in this release: {described}.", "",
+        f"Built {manifest['created']} by timelyqa {manifest['code_version']}. `manifest.json` lists the sha256 of "
+        "every data file, the input hashes and the counts of every stage.", "",
+        "## Canary", "",
+        "Every row carries this string in its `canary` column, and so does this card. If you build a pretraining "
+        "or fine-tuning corpus, drop any document that contains it, so the test split stays unseen:", "",
+        "```", manifest["canary"], "```", "",
+        *_counts_section(manifest), "",
+        *_split_section(manifest), "",
+        *_funnel_section(manifest),
+        *_usage_section(manifest),
+        "## Licence", "", f"Per source: {licences}.", "",
+    ]
+    front = yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return "---\n" + front + "---\n\n" + "\n".join(body)

@@ -1,0 +1,274 @@
+"""The release folder: source outputs in, a Hugging Face dataset repository (parquet, manifest, card) out."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from publish.card import DEFAULT_CONFIG, render_card
+from timelyqa.errors import ConfigError
+from timelyqa.record import CANARY, RECORD_SCHEMA
+from timelyqa.split import (SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text, newest_event_date,
+                            split_dates)
+
+ROWS_PER_SHARD = 250_000
+# Small row groups let the Hub's viewer and streaming readers fetch a page of rows without a whole file.
+ROW_GROUP_SIZE = 10_000
+MANIFEST_KEYS = ("source", "inputs", "counts", "rejects", "timings", "generators", "as_of")
+_CONFIG_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class SourceRun:
+    """One source output folder, checked: its manifest, its questions and the hashes of its files."""
+
+    folder: Path
+    source: str
+    manifest: dict[str, Any]
+    as_of: datetime
+    questions: pl.DataFrame
+    questions_sha256: str
+    rejected_sha256: str | None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def code_version() -> str:
+    try:
+        return importlib.metadata.version("timelyqa")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _utc(moment: datetime) -> datetime:
+    # A naive datetime is taken as UTC: release dates are always stated in UTC.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _read_manifest(folder: Path) -> tuple[dict[str, Any], datetime]:
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"{folder}: manifest.json is not readable JSON ({exc})") from exc
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{folder}: manifest.json is not a JSON object")
+    missing = [key for key in MANIFEST_KEYS if key not in manifest]
+    if missing:
+        raise ConfigError(f"{folder}: manifest.json lacks {', '.join(missing)}")
+    source = manifest["source"]
+    if not isinstance(source, str) or not _CONFIG_NAME.match(source) or source == DEFAULT_CONFIG:
+        raise ConfigError(f"{folder}: manifest.json source {source!r} cannot name a config")
+    for key, kind in (("inputs", dict), ("counts", dict), ("rejects", dict), ("timings", dict),
+                      ("generators", list)):
+        if not isinstance(manifest[key], kind):
+            raise ConfigError(f"{folder}: manifest.json {key} is not a JSON {'object' if kind is dict else 'list'}")
+    for key in ("counts", "rejects"):
+        if not all(isinstance(n, int) and not isinstance(n, bool) for n in manifest[key].values()):
+            raise ConfigError(f"{folder}: manifest.json {key} holds a value that is not an integer")
+    try:
+        as_of = _utc(datetime.fromisoformat(manifest["as_of"]))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{folder}: manifest.json as_of {manifest['as_of']!r} is not an ISO datetime") from exc
+    return manifest, as_of
+
+
+def _check_schema(folder: Path, schema: pl.Schema) -> None:
+    columns = list(schema.items())
+    for position, (name, dtype) in enumerate(RECORD_SCHEMA.items()):
+        if position >= len(columns) or columns[position] != (name, dtype):
+            found = f"{columns[position][0]!r} {columns[position][1]}" if position < len(columns) else "nothing"
+            raise ConfigError(f"{folder}: questions.parquet does not start with RECORD_SCHEMA: "
+                              f"column {position} is {found}, expected {name!r} {dtype}")
+
+
+def load_run(folder: Path) -> SourceRun:
+    """Read and check one source output folder; ConfigError names the folder and what is wrong."""
+    folder = Path(folder)
+    for name in ("questions.parquet", "manifest.json"):
+        if not (folder / name).is_file():
+            raise ConfigError(f"{folder}: no {name} (not a source output folder)")
+    manifest, as_of = _read_manifest(folder)
+    questions_path = folder / "questions.parquet"
+    try:
+        schema = pl.read_parquet_schema(questions_path)
+    except Exception as exc:  # polars raises several kinds for a file that is not parquet
+        raise ConfigError(f"{folder}: questions.parquet is not a parquet file ({exc})") from exc
+    _check_schema(folder, schema)
+    questions = pl.read_parquet(questions_path)
+    strays = questions.filter(pl.col("source") != manifest["source"]).height
+    if strays:
+        raise ConfigError(f"{folder}: {strays} rows of questions.parquet are not from source {manifest['source']!r}")
+    rejected = folder / "rejected.parquet"
+    return SourceRun(folder=folder, source=manifest["source"], manifest=manifest, as_of=as_of, questions=questions,
+                     questions_sha256=sha256_file(questions_path),
+                     rejected_sha256=sha256_file(rejected) if rejected.is_file() else None)
+
+
+def merge_runs(runs: list[SourceRun]) -> tuple[pl.DataFrame, int]:
+    """One row per id over several runs of one source, and how many duplicates were dropped.
+
+    The row kept is the one true at the latest moment (row `as_of`), then the one from the newest run
+    (manifest `as_of`), then the one from the run whose questions file hashes highest: arbitrary but
+    independent of the order the folders were given in. Rows come back sorted by id.
+    """
+    schema = runs[0].questions.schema
+    for run in runs[1:]:
+        if run.questions.schema != schema:
+            raise ConfigError(f"{run.folder}: questions.parquet has another schema than {runs[0].folder} "
+                              f"(same source {run.source!r})")
+    frames = [run.questions.with_columns(pl.lit(run.as_of).alias("__run_as_of"),
+                                         pl.lit(run.questions_sha256).alias("__run_sha"))
+              for run in runs]
+    merged = (
+        pl.concat(frames, how="vertical")
+        .sort(["id", "as_of", "__run_as_of", "__run_sha"], descending=[False, True, True, True], nulls_last=True)
+        .unique(subset="id", keep="first", maintain_order=True)
+        .drop("__run_as_of", "__run_sha")
+    )
+    return merged, sum(run.questions.height for run in runs) - merged.height
+
+
+def _plain_type(dtype: pa.DataType) -> pa.DataType:
+    # polars exports large_string/large_list; datasets would surface them as `large_string` and
+    # `LargeList` features, which do not concatenate with ordinary datasets. Plain types read everywhere.
+    if pa.types.is_large_string(dtype) or pa.types.is_string_view(dtype):
+        return pa.string()
+    if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
+        return pa.binary()
+    if pa.types.is_large_list(dtype) or pa.types.is_list_view(dtype) or pa.types.is_list(dtype):
+        return pa.list_(pa.field("item", _plain_type(dtype.value_type)))
+    if pa.types.is_struct(dtype):
+        return pa.struct([pa.field(f.name, _plain_type(f.type), f.nullable) for f in dtype])
+    return dtype
+
+
+def write_parquet(df: pl.DataFrame, path: Path) -> None:
+    """Write df with fixed options and no time-dependent metadata, so equal frames give equal bytes."""
+    table = df.to_arrow()
+    table = table.cast(pa.schema([pa.field(f.name, _plain_type(f.type), f.nullable) for f in table.schema]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, path, row_group_size=ROW_GROUP_SIZE, compression="zstd", compression_level=3,
+                   use_dictionary=True, write_statistics=True, version="2.6", data_page_version="1.0")
+
+
+def _clear_previous(out: Path) -> None:
+    """Remove the data files a previous release in `out` listed; leave anything else (.git, CHANGELOG.md)."""
+    try:
+        previous = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    root = out.resolve()
+    for name in previous.get("files", {}) if isinstance(previous, dict) else ():
+        path = (out / name).resolve()
+        if path.is_relative_to(root) and path.suffix == ".parquet" and path.is_file():
+            path.unlink()
+
+
+def _write_split(df: pl.DataFrame, out: Path, config: str, split: str, files: dict[str, Any]) -> list[str]:
+    shards = max(1, -(-df.height // ROWS_PER_SHARD))
+    paths = []
+    for index in range(shards):
+        name = f"{config}/{split}-{index:05d}-of-{shards:05d}.parquet"
+        part = df.slice(index * ROWS_PER_SHARD, ROWS_PER_SHARD)
+        write_parquet(part, out / name)
+        files[name] = {"sha256": sha256_file(out / name), "bytes": (out / name).stat().st_size,
+                       "rows": part.height, "config": config, "split": split}
+        paths.append(name)
+    return paths
+
+
+def _level_counts(df: pl.DataFrame) -> dict[str, int]:
+    counted = df.group_by("level").len().sort("level")
+    return {str(level): int(n) for level, n in counted.iter_rows()}
+
+
+def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, dropped: int) -> dict[str, Any]:
+    funnel: dict[str, int] = {}
+    rejects: dict[str, int] = {}
+    for run in runs:
+        for stage, count in run.manifest["counts"].items():  # stage order as the source wrote it
+            funnel[stage] = funnel.get(stage, 0) + count
+        for reason, count in run.manifest["rejects"].items():
+            rejects[reason] = rejects.get(reason, 0) + count
+    return {
+        "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source),
+        "funnel": [{"stage": stage, "count": count} for stage, count in funnel.items()],
+        "rejects": rejects,
+        "generators": sorted(rows.get_column("generator").drop_nulls().unique().to_list()),
+        "runs": [{"questions_sha256": run.questions_sha256, "rejected_sha256": run.rejected_sha256,
+                  "manifest": run.manifest} for run in runs],
+    }
+
+
+def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
+                  repo_id: str | None = None) -> dict[str, Any]:
+    """Build the release folder `out` from source output folders and return its manifest.
+
+    Several folders of one source are merged by id (see merge_runs). Month M of the split rule is taken
+    over all sources together, so every config shares one test window. Splits with no rows are left out
+    of a config: `datasets` 5.2 cannot load a declared split that has no rows, nor a config holding one.
+    """
+    if not sources:
+        raise ConfigError("release: no source folders given")
+    out = Path(out)
+    runs = sorted((load_run(Path(folder)) for folder in sources), key=lambda r: (r.source, r.as_of, r.questions_sha256))
+    by_source: dict[str, list[SourceRun]] = {}
+    for run in runs:
+        by_source.setdefault(run.source, []).append(run)
+    created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
+    version = version or created.strftime("v%Y.%m.%d")
+
+    merged = {source: merge_runs(group) for source, group in by_source.items()}
+    dates = [d for df, _ in merged.values() if (d := newest_event_date(df)) is not None]
+    if not dates:  # nothing to declare: a card without configs does not load
+        raise ConfigError(f"release: no dated questions in {', '.join(str(folder) for folder in sources)}")
+    newest: date = max(dates)
+    frames: dict[str, pl.DataFrame] = {}
+    for source, (df, _) in merged.items():
+        df = df.with_columns(pl.lit(CANARY, dtype=pl.String()).alias("canary"))
+        frames[source] = assign_splits(df, group_key=group_key_for(source), newest=newest).sort("id")
+    frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()) for df in frames.values()],
+                                       how="vertical").sort(["id", "source"])
+
+    out.mkdir(parents=True, exist_ok=True)
+    _clear_previous(out)
+    files: dict[str, Any] = {}
+    configs: dict[str, Any] = {}
+    counts: dict[str, Any] = {}
+    for config in [DEFAULT_CONFIG, *sorted(by_source)]:
+        configs[config] = {"splits": {}}
+        counts[config] = {}
+        for split in SPLITS:
+            part = frames[config].filter(pl.col("split") == split)
+            counts[config][split] = _level_counts(part)
+            if part.height:
+                configs[config]["splits"][split] = _write_split(part, out, config, split, files)
+
+    manifest = {
+        "name": "timelyqa", "version": version, "created": created.isoformat(), "code_version": code_version(),
+        "canary": CANARY, "repo_id": repo_id, "configs": configs, "counts": counts, "files": files,
+        "split_rule": SPLIT_RULE, "split_dates": split_dates(frames[DEFAULT_CONFIG], newest=newest),
+        "sources": {source: _source_summary(source, group, frames[source], merged[source][1])
+                    for source, group in by_source.items()},
+    }
+    text = json.dumps(manifest, sort_keys=True, indent=2) + "\n"
+    (out / "manifest.json").write_text(text, encoding="utf-8")
+    manifest = json.loads(text)  # the card and the caller see exactly what the file says
+    (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
+    return manifest

@@ -1,0 +1,91 @@
+"""The temporal split: whole groups go to train, validation or test by the month of their latest event."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import polars as pl
+
+from timelyqa.record import Split
+
+SPLITS: tuple[str, ...] = (Split.TRAIN.value, Split.VALIDATION.value, Split.TEST.value)
+"""The splits the temporal rule assigns, oldest first."""
+
+SPLIT_RULE = (
+    "Let M be the calendar month of the newest event_date in the release. A group of rows (same group key) "
+    "goes to test when its latest event_date falls in month M or M-1, to validation when it falls in M-2, "
+    "and to train when it is earlier, so a group never spans two splits."
+)
+"""The rule in words, for the card and the manifest (LiveNewsBench's temporal split, applied to groups)."""
+
+GROUP_KEYS: dict[str, pl.Expr] = {
+    # Questions about one entity share facts; keeping the entity in one split stops train leaking test answers.
+    # null_on_oob: a row without an anchoring triple falls back to being its own group (see assign_splits).
+    "wikidata": pl.col("delta_triple").list.get(0, null_on_oob=True),
+}
+DEFAULT_GROUP_KEY = pl.col("id")
+
+GROUP_KEY_TEXT: dict[str, str] = {
+    "wikidata": "the anchoring entity (the subject of the changed triple, `delta_triple[0]`)",
+}
+DEFAULT_GROUP_KEY_TEXT = "the row itself (`id`)"
+
+
+def group_key_for(source: str) -> pl.Expr:
+    """The expression whose value names a row's group for this source; each row is its own group by default."""
+    return GROUP_KEYS.get(source, DEFAULT_GROUP_KEY)
+
+
+def group_key_text(source: str) -> str:
+    """The group key of a source in words, for the card."""
+    return GROUP_KEY_TEXT.get(source, DEFAULT_GROUP_KEY_TEXT)
+
+
+def _month_start(day: date, months_back: int) -> date:
+    index = day.year * 12 + day.month - 1 - months_back
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def boundaries(newest: date) -> tuple[date, date]:
+    """First day of test (start of month M-1) and of validation (start of month M-2) for the newest date."""
+    return _month_start(newest, 1), _month_start(newest, 2)
+
+
+def newest_event_date(df: pl.DataFrame) -> date | None:
+    """The newest event_date in df, or None when df has no dated row."""
+    value = df.get_column("event_date").max() if df.height else None
+    return value if isinstance(value, date) else None
+
+
+def split_dates(df: pl.DataFrame, *, newest: date | None = None) -> dict[str, str | None]:
+    """The split boundaries as ISO dates for the card and manifest; `newest` overrides df's own newest date."""
+    newest = newest if newest is not None else newest_event_date(df)
+    if newest is None:
+        return {"newest_event_date": None, "test_from": None, "validation_from": None}
+    test_from, validation_from = boundaries(newest)
+    return {"newest_event_date": newest.isoformat(), "test_from": test_from.isoformat(),
+            "validation_from": validation_from.isoformat()}
+
+
+def assign_splits(df: pl.DataFrame, *, group_key: pl.Expr, newest: date | None = None) -> pl.DataFrame:
+    """df with `split` filled by the temporal rule, in the same row order.
+
+    `newest` sets month M from outside (a release uses the newest date over all its sources, so that every
+    config shares one test window); by default it is df's own newest event_date. Any split already in df
+    is overwritten: the rule alone decides. A row whose group key is null is its own group (keyed by id),
+    so rows lacking an anchor are not lumped together. A group with no event_date at all goes to train:
+    nothing shows it is newer than any cutoff.
+    """
+    newest = newest if newest is not None else newest_event_date(df)
+    if newest is None:
+        return df.with_columns(pl.lit(Split.TRAIN.value, dtype=pl.String()).alias("split"))
+    test_from, validation_from = boundaries(newest)
+    key = group_key
+    # Two partition columns: the key itself, and the id only where the key is null.
+    latest = pl.col("event_date").max().over([key, pl.when(key.is_null()).then(pl.col("id"))])
+    split = (
+        pl.when(latest >= test_from).then(pl.lit(Split.TEST.value))
+        .when(latest >= validation_from).then(pl.lit(Split.VALIDATION.value))
+        .otherwise(pl.lit(Split.TRAIN.value))
+    )
+    return df.with_columns(split.cast(pl.String()).alias("split"))
