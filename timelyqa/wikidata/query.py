@@ -75,3 +75,24 @@ def _term(t: Term) -> str:
     if t.kind is Kind.ENTITY:
         return f"wd:{t.form}"
     return rdf_term(t.kind, t.form)
+
+
+def to_json(query: Query) -> list[list[str]]:
+    """The query with each term's kind, so that it can be rebuilt exactly: [s, s_kind, p, o, o_kind]."""
+    return [[_form(pt.s), _kind(pt.s), pt.p, _form(pt.o), _kind(pt.o)] for pt in query.patterns]
+
+
+def from_json(rows: list[list[str]]) -> Query:
+    return Query(tuple(Pattern(_parse(s, sk), p, _parse(o, ok)) for s, sk, p, o, ok in rows))
+
+
+def _form(t: Term) -> str:
+    return t.name if isinstance(t, Var) else t.form
+
+
+def _kind(t: Term) -> str:
+    return "var" if isinstance(t, Var) else t.kind.value
+
+
+def _parse(form: str, kind: str) -> Term:
+    return Var(form) if kind == "var" else Const(Kind(kind), form)

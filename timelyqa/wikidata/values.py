@@ -24,6 +24,10 @@ class Kind(StrEnum):
 class UnknownDatavalue(ValueError):
     """A datavalue type or shape this reader does not know; the statement is kept aside, not guessed at."""
 
+    def __init__(self, message: str, reason: str = "malformed_datavalue") -> None:
+        super().__init__(message)
+        self.reason = reason
+
 
 _ENTITY_ID = re.compile(r"[QPL][1-9][0-9]*(-[FS][1-9][0-9]*)?")
 _TIME = re.compile(r"([+-])(\d{1,16})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z")
@@ -65,7 +69,7 @@ def canonical(datavalue: dict[str, Any]) -> tuple[Kind, str]:
         if isinstance(exc, UnknownDatavalue):
             raise
         raise UnknownDatavalue(f"malformed {vtype} value: {exc!r}") from exc
-    raise UnknownDatavalue(f"unknown datavalue type {vtype!r}")
+    raise UnknownDatavalue(f"unknown datavalue type {vtype!r}", "unknown_datavalue_type")
 
 
 def _id_from_numeric(value: dict[str, Any]) -> str:

@@ -1,0 +1,139 @@
+"""Streaming reads of Wikidata JSON dumps (plain, .gz, .bz2) into entities, without holding a file in memory."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import io
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from timelyqa.errors import ConfigError
+
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZ": "bz2"}
+MAX_KEPT_CHARS = 4000
+"""How much of a bad line is kept aside: enough to see what went wrong, not a whole entity of megabytes."""
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line of a dump that could not be read as an entity, kept aside with one reason."""
+
+    path: str
+    line: int
+    reason: str
+    detail: str
+    raw: str
+
+
+class _HashingReader(io.RawIOBase):
+    """Passes the compressed bytes through, hashing them and counting how far the read has got."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.sha256 = hashlib.sha256()
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        n = self._raw.readinto(buffer)
+        if n:
+            self.sha256.update(memoryview(buffer)[:n])
+            self.position += n
+        return n or 0
+
+
+def compression(path: Path) -> str:
+    with path.open("rb") as f:
+        return _MAGIC.get(f.read(2), "plain")
+
+
+def check_dump(path: Path) -> None:
+    """Stop before any work when the path is not a readable Wikidata JSON dump, naming the file."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    if not path.is_file():
+        raise ConfigError(f"{path}: not a file")
+    try:
+        with _open_text(path, _HashingReader(path.open("rb"))) as f:
+            first = next((line.strip() for line in f if line.strip()), b"")
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ConfigError(f"{path}: cannot be read as a {compression(path)} file: {exc}") from exc
+    if first != b"[":
+        raise ConfigError(f"{path}: not a Wikidata JSON dump (first line {first[:40]!r}, expected '[')")
+
+
+def _open_text(path: Path, raw: _HashingReader) -> BinaryIO:
+    kind = compression(path)
+    buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.BZ2File(buffered)  # type: ignore[return-value]
+    return buffered  # type: ignore[return-value]
+
+
+class DumpReader:
+    """Iterates the entities of one dump; bad lines come out as BadLine, the rest goes on.
+
+    After iteration, `sha256` is the digest of the file as stored and `lines` the lines read.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._raw = _HashingReader(path.open("rb"))
+        self.size = path.stat().st_size
+        self.lines = 0
+
+    @property
+    def position(self) -> int:
+        return self._raw.position
+
+    @property
+    def sha256(self) -> str:
+        return self._raw.sha256.hexdigest()
+
+    def __iter__(self) -> Iterator[dict[str, Any] | BadLine]:
+        name = str(self.path)
+        with _open_text(self.path, self._raw) as f:
+            try:
+                for line in f:
+                    self.lines += 1
+                    body = line.strip()
+                    if body.endswith(b","):
+                        body = body[:-1]
+                    if body in (b"[", b"]", b""):
+                        continue
+                    yield _entity(name, self.lines, body)
+            except (EOFError, zlib.error, OSError) as exc:
+                yield BadLine(name, self.lines + 1, "truncated_file",
+                              f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
+        # Drain what the decompressor left unread so the digest covers the whole file.
+        while self._raw.read(1 << 20):
+            pass
+
+
+def _entity(path: str, line_no: int, body: bytes) -> dict[str, Any] | BadLine:
+    try:
+        entity = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        return BadLine(path, line_no, "malformed_json", f"{path} line {line_no}: {exc}", _keep(body))
+    if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
+        return BadLine(path, line_no, "not_an_entity", f"{path} line {line_no}: JSON without an entity id",
+                       _keep(body))
+    if not isinstance(entity.get("claims", {}), dict):
+        return BadLine(path, line_no, "malformed_entity", f"{path} line {line_no}: claims is not an object",
+                       _keep(body))
+    return entity
+
+
+def _keep(body: bytes) -> str:
+    return body[:MAX_KEPT_CHARS].decode("utf-8", errors="replace")

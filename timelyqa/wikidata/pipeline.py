@@ -1,0 +1,211 @@
+"""The Wikidata source end to end: two dumps in, verified questions, rejects and a manifest out.
+
+Each stage reads and writes files in a work folder, so that the CLI and the Prefect flow run the
+same stages and a flow can retry one without redoing the others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field
+
+from timelyqa.errors import ConfigError
+from timelyqa.oxigraph import LocalOxigraph
+from timelyqa.record import REJECTED_SCHEMA, WIKIDATA_SCHEMA
+from timelyqa.sparql import SparqlEndpoint
+from timelyqa.wikidata import delta as delta_rules
+from timelyqa.wikidata import snapshot
+from timelyqa.wikidata.candidates import candidate_frame, records_frame
+from timelyqa.wikidata.dump import check_dump
+from timelyqa.wikidata.filters import anchor_drop
+from timelyqa.wikidata.graph import Graph
+from timelyqa.wikidata.query import from_json
+from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
+from timelyqa.wikidata.values import Kind
+from timelyqa.wikidata.verify import check, verify_all
+
+Progress = snapshot.Progress
+
+
+class Settings(BaseModel):
+    """What shapes a run's output besides its inputs; recorded in the manifest."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    seed: int = 0
+    max_anchors: int | None = Field(default=None, ge=1, description="sample this many anchors (seeded)")
+    fanout_cap: int = Field(default=10_000, ge=2, description="largest subject set held for one (p, o)")
+    max_constraints: int = Field(default=4, ge=2, le=8)
+    batch_size: int = Field(default=200, ge=1, description="questions per SPARQL verification query")
+
+
+def check_inputs(before: Path, after: Path, endpoint: str | None) -> None:
+    """Everything that can be wrong before any work: dumps that are missing or not dumps, a dead endpoint."""
+    check_dump(before)
+    check_dump(after)
+    if endpoint:
+        SparqlEndpoint(endpoint, retries=1, backoff=0.5).ping()
+
+
+def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None) -> Path:
+    folder = workdir / name
+    info = snapshot.read_snapshot(dump, folder, rdf=rdf, progress=progress)
+    _stage(workdir, f"read_{name}", info.seconds, entities=info.entities, triples=info.truthy_triples,
+           bad_lines=sum(info.bad.values()))
+    return folder
+
+
+def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
+    started = time.perf_counter()
+    delta = delta_rules.compute_delta(pl.read_parquet(t0_dir / "triples.parquet"),
+                                      pl.read_parquet(t1_dir / "triples.parquet"))
+    path = workdir / "delta.parquet"
+    delta.write_parquet(path)
+    _stage(workdir, "delta", time.perf_counter() - started, delta_triples=delta.height)
+    return path
+
+
+def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings) -> Path:
+    """Filter the delta to anchors, write L1/L2/L3 candidates; every drop is kept with its reason."""
+    started = time.perf_counter()
+    graph = Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
+    delta = pl.read_parquet(delta_path)
+    graph.fetch_labels(set(delta["s"]) | set(delta["o"]))
+    anchors, rejects = [], []
+    for s, p, o, kind, change, _ in delta.iter_rows():
+        dropped = anchor_drop(s, p, o, Kind(kind), graph)
+        if dropped is None:
+            anchors.append(Anchor(s, p, o, Kind(kind), change))
+        else:
+            rejects.append(_reject("filter", dropped[0], dropped[1], {"delta_triple": [s, p, o]}))
+    anchors = _sample(anchors, settings)
+    candidates, missed = Synthesizer(graph, seed=settings.seed, max_constraints=settings.max_constraints).run(anchors)
+    rejects += [_reject("synthesize", m.reason, m.detail, {"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o],
+                                                           "level": m.level}) for m in missed]
+    info = snapshot.SnapshotInfo.load(t1_dir)
+    frame, render_rejects = candidate_frame(candidates, graph, as_of=_as_of(info),
+                                            snapshot_sha256=info.sha256)
+    rejects += render_rejects
+    path = workdir / "candidates.parquet"
+    frame.write_parquet(path)
+    _write_rejects(workdir / "rejected_synthesize.parquet", rejects)
+    _stage(workdir, "synthesize", time.perf_counter() - started, anchors=len(anchors),
+           **{f"candidates_{lv}": int((frame["level"] == lv).sum()) for lv in GENERATORS})
+    return path
+
+
+def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings) -> Path:
+    """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1."""
+    started = time.perf_counter()
+    frame = pl.read_parquet(candidates)
+    with ExitStack() as stack:
+        if endpoint is None:
+            server = stack.enter_context(LocalOxigraph(t1_dir / "rdf.nt", workdir=workdir))
+            url, label = server.query_url, "local oxigraph (T1)"
+        else:
+            url, label = endpoint, endpoint
+        sparql = SparqlEndpoint(url)
+        queries = {row["id"]: from_json(json.loads(row["query_json"])) for row in frame.iter_rows(named=True)}
+        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size)
+    verdicts = {row["id"]: check(outcomes[row["id"]], Kind(row["answer_kind"]), row["answer_id"])
+                for row in frame.iter_rows(named=True)}
+    ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
+    passed, failed = frame.filter(ok), frame.filter(~ok)
+    rejects = [_reject("verify", verdicts[r["id"]],
+                       f"{r['level']} {r['id']}: {outcomes[r['id']].count} answers from {label}"
+                       f"{' (' + outcomes[r['id']].reason + ')' if outcomes[r['id']].reason else ''}",
+                       {"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]})
+               for r in failed.iter_rows(named=True)]
+    checked_at = datetime.now(UTC).replace(microsecond=0)
+    records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label, checked_at)
+    path = workdir / "verified.parquet"
+    records.write_parquet(path)
+    _write_rejects(workdir / "rejected_verify.parquet", rejects)
+    _stage(workdir, "verify", time.perf_counter() - started, verified=records.height,
+           sparql_calls=sparql.calls)
+    return path
+
+
+def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> dict[str, Any]:
+    """Write out/questions.parquet, rejected.parquet and manifest.json from a work folder's stages."""
+    out.mkdir(parents=True, exist_ok=True)
+    t0, t1 = snapshot.SnapshotInfo.load(workdir / "t0"), snapshot.SnapshotInfo.load(workdir / "t1")
+    questions = pl.read_parquet(workdir / "verified.parquet").sort("id")
+    questions.write_parquet(out / "questions.parquet")
+    parts = [pl.read_parquet(p) for p in (workdir / "t0" / "bad.parquet", workdir / "t1" / "bad.parquet",
+                                          workdir / "rejected_synthesize.parquet", workdir / "rejected_verify.parquet")
+             if p.exists()]
+    rejected = pl.concat(parts) if parts else pl.DataFrame(schema=REJECTED_SCHEMA)
+    rejected.write_parquet(out / "rejected.parquet")
+    stages = {p.stem: json.loads(p.read_text()) for p in sorted((workdir / "stages").glob("*.json"))}
+    counts = {f"{stage}.{k}": v for stage, figures in stages.items() for k, v in figures.items() if k != "seconds"}
+    counts |= {f"questions_{lv}": int((questions["level"] == lv).sum()) for lv in GENERATORS}
+    counts["questions"] = questions.height
+    manifest = {
+        "source": "wikidata",
+        "inputs": {"before": {"path": t0.path, "sha256": t0.sha256}, "after": {"path": t1.path, "sha256": t1.sha256}},
+        "as_of": t1.newest_modified,
+        "counts": counts,
+        "rejects": dict(sorted(Counter(rejected["reason"].to_list()).items())),
+        "timings": {stage: figures.get("seconds") for stage, figures in stages.items()},
+        "generators": sorted(set(questions["generator"].to_list())),
+        "settings": (settings or Settings()).model_dump(),
+    }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    return manifest
+
+
+def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, settings: Settings | None = None,
+        progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+    """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do."""
+    settings = settings or Settings()
+    before, after, out = Path(before), Path(after), Path(out)
+    check_inputs(before, after, endpoint)
+    workdir = out / "work"
+    def step(name: str) -> Progress | None:
+        return (lambda done, total: progress(name, done, total)) if progress else None
+    t0 = read_snapshot(before, workdir, "t0", rdf=False, progress=step(f"reading {before.name}"))
+    t1 = read_snapshot(after, workdir, "t1", rdf=endpoint is None, progress=step(f"reading {after.name}"))
+    delta = compute_delta(t0, t1, workdir)
+    candidates = synthesize(t1, delta, workdir, settings)
+    verify(candidates, t1, workdir, endpoint, settings)
+    return finish(workdir, out, settings=settings)
+
+
+def _sample(anchors: list[Anchor], settings: Settings) -> list[Anchor]:
+    if settings.max_anchors is None or len(anchors) <= settings.max_anchors:
+        return anchors
+    def key(a: Anchor) -> bytes:
+        return hashlib.blake2b(f"{settings.seed}\x1f{a.s}\x1f{a.p}\x1f{a.o}".encode(), digest_size=8).digest()
+    return sorted(sorted(anchors, key=key)[: settings.max_anchors], key=lambda a: (a.s, a.p, a.o))
+
+
+def _as_of(info: snapshot.SnapshotInfo) -> datetime:
+    """The moment T1's answers hold: its newest modification (the dump's own cut-off)."""
+    if not info.newest_modified:
+        raise ConfigError(f"{info.path}: no entity carries a modification time; cannot date the snapshot")
+    return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00"))
+
+
+def _reject(stage: str, reason: str, detail: str, item: dict[str, Any]) -> dict[str, str]:
+    return {"source": "wikidata", "stage": stage, "reason": str(reason), "detail": detail,
+            "item": json.dumps(item, ensure_ascii=False, sort_keys=True)}
+
+
+def _write_rejects(path: Path, rows: list[dict[str, str]]) -> None:
+    pl.DataFrame(rows, schema=REJECTED_SCHEMA, orient="row").write_parquet(path)
+
+
+def _stage(workdir: Path, name: str, seconds: float, **figures: int) -> None:
+    (workdir / "stages").mkdir(parents=True, exist_ok=True)
+    (workdir / "stages" / f"{name}.json").write_text(json.dumps({"seconds": round(seconds, 3), **figures}))

@@ -1,0 +1,144 @@
+"""One dump streamed into a snapshot folder: truthy triples, English labels, bad lines, and optionally RDF."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pyarrow.parquet as pq
+
+from timelyqa.record import REJECTED_SCHEMA
+from timelyqa.wikidata.dump import BadLine, DumpReader
+from timelyqa.wikidata.rdf import entity_ntriples
+from timelyqa.wikidata.statements import english, english_aliases, read_statements
+
+TRIPLES_SCHEMA = pl.Schema({"s": pl.String(), "p": pl.String(), "o": pl.String(), "kind": pl.String()})
+ENTITIES_SCHEMA = pl.Schema({"id": pl.String(), "label": pl.String(), "aliases": pl.List(pl.String()),
+                             "modified": pl.Datetime("us", "UTC"), "datatype": pl.String()})
+BATCH_TRIPLES = 500_000
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes read, bytes in all) as a dump is read."""
+
+
+@dataclass
+class SnapshotInfo:
+    path: str
+    sha256: str = ""
+    lines: int = 0
+    entities: int = 0
+    statements: int = 0
+    truthy_triples: int = 0
+    other_snaks: int = 0
+    bad: dict[str, int] = field(default_factory=dict)
+    newest_modified: str | None = None
+    seconds: float = 0.0
+
+    @classmethod
+    def load(cls, folder: Path) -> SnapshotInfo:
+        return cls(**json.loads((folder / "info.json").read_text()))
+
+
+class _Columns:
+    """Column buffers flushed to one parquet file in row groups, so memory stays bounded."""
+
+    def __init__(self, path: Path, schema: pl.Schema) -> None:
+        self.path, self.schema = path, schema
+        self.cols: dict[str, list[Any]] = {name: [] for name in schema}
+        self._writer: pq.ParquetWriter | None = None
+
+    def __len__(self) -> int:
+        return len(next(iter(self.cols.values())))
+
+    def flush(self) -> None:
+        table = pl.DataFrame(self.cols, schema=self.schema).to_arrow()
+        if self._writer is None:
+            self._writer = pq.ParquetWriter(self.path, table.schema, compression="zstd")
+        self._writer.write_table(table)
+        for values in self.cols.values():
+            values.clear()
+
+    def close(self) -> None:
+        if len(self) or self._writer is None:
+            self.flush()
+        if self._writer is not None:
+            self._writer.close()
+
+
+def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | None = None) -> SnapshotInfo:
+    """Stream `dump` into `folder`: triples.parquet, entities.parquet, bad.parquet, info.json (and rdf.nt)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    info = SnapshotInfo(path=str(dump))
+    triples = _Columns(folder / "triples.parquet", TRIPLES_SCHEMA)
+    entities = _Columns(folder / "entities.parquet", ENTITIES_SCHEMA)
+    bad: list[dict[str, str]] = []
+    newest: str | None = None
+    nt = (folder / "rdf.nt").open("w", encoding="utf-8") if rdf else None
+    reader = DumpReader(dump)
+    s_col, p_col, o_col, k_col = (triples.cols[c] for c in ("s", "p", "o", "kind"))
+    try:
+        for item in reader:
+            if isinstance(item, BadLine):
+                bad.append(_bad_row(item.reason, item.detail, item.raw))
+                continue
+            es = read_statements(item)
+            label, aliases = english(item), english_aliases(item)
+            modified = item.get("modified") if isinstance(item.get("modified"), str) else None
+            newest = max(newest or "", modified or "") or None
+            entities.cols["id"].append(item["id"])
+            entities.cols["label"].append(label)
+            entities.cols["aliases"].append(aliases)
+            entities.cols["modified"].append(_timestamp(modified))
+            entities.cols["datatype"].append(item.get("datatype"))
+            for st in es.truthy:
+                s_col.append(st.subject)
+                p_col.append(st.prop)
+                o_col.append(st.form)
+                k_col.append(st.kind.value)
+            for b in es.bad:
+                bad.append(_bad_row(b.reason, f"{dump} line {reader.lines}: {b.detail}", b.subject))
+            info.entities += 1
+            info.statements += len(es.statements)
+            info.truthy_triples += len(es.truthy)
+            info.other_snaks += es.other_snaks
+            if nt is not None:
+                nt.write(entity_ntriples(item["id"], label, aliases, es))
+            if len(triples) >= BATCH_TRIPLES:
+                triples.flush()
+                entities.flush()
+                if progress:
+                    progress(reader.position, reader.size)
+    finally:
+        triples.close()
+        entities.close()
+        if nt is not None:
+            nt.close()
+    if progress:
+        progress(reader.size, reader.size)
+    pl.DataFrame(bad, schema=REJECTED_SCHEMA, orient="row").write_parquet(folder / "bad.parquet")
+    for row in bad:
+        info.bad[row["reason"]] = info.bad.get(row["reason"], 0) + 1
+    info.sha256, info.lines, info.newest_modified = reader.sha256, reader.lines, newest
+    info.seconds = round(time.perf_counter() - started, 3)
+    (folder / "info.json").write_text(json.dumps(asdict(info), indent=2, sort_keys=True))
+    return info
+
+
+def _bad_row(reason: str, detail: str, item: str) -> dict[str, str]:
+    return {"source": "wikidata", "stage": "read", "reason": reason, "detail": detail, "item": item}
+
+
+def _timestamp(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None

@@ -1,0 +1,274 @@
+"""Questions at three levels from delta triples, each level a versioned generator (LiveSearchBench, section 4).
+
+- L1 (`wikidata_l1_v1`): the delta triple itself, asked forwards when its object is the only value of
+  the property on the subject in T1, else backwards when the subject is the only one with that value.
+- L2 (`wikidata_l2_v1`): the subject is the answer; starting from the delta triple, the constraint
+  that shrinks the candidates most is added, one at a time, until only the subject is left.
+- L3 (`wikidata_l3_v1`): an L2 question with one entity constraint fuzzed into a hop through another
+  entity ("has played for an association football club that is in Saudi Arabia"), still unique.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from timelyqa.wikidata.filters import property_drop
+from timelyqa.wikidata.graph import Edge, Graph
+from timelyqa.wikidata.query import ANSWER, Const, Pattern, Query, Var
+from timelyqa.wikidata.render import HUMAN, Unrenderable, article, render
+from timelyqa.wikidata.templates import template
+from timelyqa.wikidata.values import Kind
+
+GENERATORS = {"L1": "wikidata_l1_v1", "L2": "wikidata_l2_v1", "L3": "wikidata_l3_v1"}
+X = Var(ANSWER)
+
+
+class Miss(StrEnum):
+    """Why an anchor gave no question at a level."""
+
+    L1_NOT_UNIQUE = "l1_not_unique"
+    L2_ANCHOR_ALONE_UNIQUE = "l2_anchor_alone_unique"
+    L2_ANSWER_NOT_ENTITY = "l2_answer_not_askable"
+    L2_FANOUT_OVER_CAP = "l2_fanout_over_cap"
+    L2_NOT_UNIQUE = "l2_not_unique"
+    L3_NO_L2 = "l3_without_l2"
+    L3_NOT_UNIQUE = "l3_no_unique_fuzz"
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A delta triple that passed the filters."""
+
+    s: str
+    p: str
+    o: str
+    kind: Kind
+    change: str
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """`?x p o`, or, fuzzed, `?x p ?y . ?y hop_p hop_o`."""
+
+    p: str
+    o: str
+    kind: Kind
+    hop: Edge | None = None
+
+
+@dataclass
+class Candidate:
+    level: str
+    anchor: Anchor
+    query: Query
+    answer_kind: Kind
+    answer_form: str
+    question: str
+    generator: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.generator = GENERATORS[self.level]
+
+
+@dataclass(frozen=True)
+class Missed:
+    level: str
+    anchor: Anchor
+    reason: Miss
+    detail: str
+
+
+class Synthesizer:
+    """Writes questions for anchors over a Graph whose neighbourhood it prefetches in batches."""
+
+    def __init__(self, graph: Graph, *, seed: int, max_constraints: int = 4) -> None:
+        self.g, self.seed, self.max_constraints = graph, seed, max_constraints
+
+    def run(self, anchors: list[Anchor]) -> tuple[list[Candidate], list[Missed]]:
+        g = self.g
+        g.fetch_out({a.s for a in anchors})
+        g.fetch_subjects(self._keys(a.s for a in anchors) | {(a.p, a.o) for a in anchors})
+        out: list[Candidate] = []
+        missed: list[Missed] = []
+        l2: list[tuple[Anchor, list[Constraint], frozenset[str]]] = []
+        for a in anchors:
+            out_or_miss(self.l1(a), out, missed)
+            result = self.l2(a)
+            if isinstance(result, Missed):
+                missed.append(result)
+                missed.append(Missed("L3", a, Miss.L3_NO_L2, f"{_t(a)}: no L2 question to fuzz"))
+                continue
+            chosen, cands = result
+            out.append(self._candidate("L2", a, chosen))
+            l2.append((a, chosen, cands))
+        self._prefetch_hops(l2)
+        for a, chosen, _ in l2:
+            out_or_miss(self.l3(a, chosen), out, missed)
+        return out, missed
+
+    # L1 -----------------------------------------------------------------------------------------
+    def l1(self, a: Anchor) -> Candidate | Missed:
+        values = [e for e in self.g.out(a.s) if e[0] == a.p]
+        if len(values) == 1:
+            q = Query((Pattern(Const(Kind.ENTITY, a.s), a.p, X),))
+            text = template(a.p, self.g.labels[a.p]).ask.format(s=self.g.labels[a.s])
+            return Candidate("L1", a, q, a.kind, a.o, text)
+        if self.g.subjects(a.p, a.o) == {a.s}:
+            c = Constraint(a.p, a.o, a.kind)
+            return self._candidate("L1", a, [c])
+        return Missed("L1", a, Miss.L1_NOT_UNIQUE,
+                      f"{_t(a)}: {len(values)} values of {a.p} on {a.s}, and other subjects share {a.o}")
+
+    # L2 -----------------------------------------------------------------------------------------
+    def l2(self, a: Anchor) -> tuple[list[Constraint], frozenset[str]] | Missed:
+        cands = self.g.subjects(a.p, a.o)
+        if cands is None:
+            return Missed("L2", a, Miss.L2_FANOUT_OVER_CAP, f"{_t(a)}: more than {self.g.fanout_cap} subjects")
+        if cands == {a.s}:
+            return Missed("L2", a, Miss.L2_ANCHOR_ALONE_UNIQUE, f"{_t(a)}: the anchor alone is unique (see L1)")
+        chosen = [Constraint(a.p, a.o, a.kind)]
+        options = [c for c in self._constraints(a.s) if c != chosen[0]]
+        while len(cands) > 1 and len(chosen) < self.max_constraints and options:
+            best = min(options, key=lambda c: (len(cands & self.g.subjects(c.p, c.o)), self._tie(a, c)))
+            narrowed = cands & self.g.subjects(best.p, best.o)
+            options.remove(best)
+            if len(narrowed) == len(cands):
+                break
+            chosen.append(best)
+            cands = narrowed
+        if cands != {a.s}:
+            return Missed("L2", a, Miss.L2_NOT_UNIQUE,
+                          f"{_t(a)}: {len(cands)} subjects left after {len(chosen)} constraints")
+        return chosen, cands
+
+    # L3 -----------------------------------------------------------------------------------------
+    def l3(self, a: Anchor, chosen: list[Constraint]) -> Candidate | Missed:
+        order = [c for c in chosen[1:] if c.kind is Kind.ENTITY] + [c for c in chosen[:1] if c.kind is Kind.ENTITY]
+        for c in order:
+            rest = [d for d in chosen if d != c]
+            base = _intersect(self.g.subjects(d.p, d.o) for d in rest)
+            for hop in self._hops(c, a.s):
+                widened = self._fuzzed(c, hop)
+                if widened is None:
+                    continue
+                cands = widened if base is None else widened & base
+                if cands == {a.s}:
+                    return self._candidate("L3", a, [*rest, Constraint(c.p, c.o, c.kind, hop)])
+        return Missed("L3", a, Miss.L3_NOT_UNIQUE, f"{_t(a)}: no fuzzed constraint keeps the answer unique")
+
+    def _hops(self, c: Constraint, answer: str) -> list[Edge]:
+        """Triples of the constraint's object that describe it while matching at least one other entity."""
+        hops = []
+        for p, o, kind in self.g.out(c.o):
+            if o == answer or o == c.o or not self._askable(p, o, kind):
+                continue
+            ys = self.g.subjects(p, o)
+            if ys is not None and len(ys) >= 2:
+                hops.append((p, o, kind))
+        # Narrowest category first: "a club in Saudi Arabia" before "a club associated with football".
+        return sorted(hops, key=lambda e: (len(self.g.subjects(e[0], e[1]) or ()), self._tie_key(c.o, e)))
+
+    def _fuzzed(self, c: Constraint, hop: Edge) -> frozenset[str] | None:
+        ys = self.g.subjects(hop[0], hop[1]) or frozenset()
+        union: set[str] = set()
+        for y in ys:
+            subs = self.g.subjects(c.p, y)
+            if subs is None:
+                return None
+            union |= subs
+        return frozenset(union)
+
+    def _prefetch_hops(self, l2: list[tuple[Anchor, list[Constraint], frozenset[str]]]) -> None:
+        objects = {c.o for _, chosen, _ in l2 for c in chosen if c.kind is Kind.ENTITY}
+        self.g.fetch_out(objects)
+        hop_keys = {(p, o) for y in objects for p, o, _ in self.g.out(y)}
+        self.g.fetch_subjects(hop_keys)
+        widen = {(c.p, y) for _, chosen, _ in l2 for c in chosen if c.kind is Kind.ENTITY
+                 for p, o, _ in self.g.out(c.o) for y in (self.g.subjects(p, o) or ())}
+        self.g.fetch_subjects(widen)
+        self.g.fetch_out({y for _, y in widen})  # type nouns of the entities a hop may pass through
+
+    # helpers --------------------------------------------------------------------------------------
+    def _constraints(self, subject: str) -> list[Constraint]:
+        return [Constraint(p, o, kind) for p, o, kind in self.g.out(subject)
+                if self._askable(p, o, kind) and self.g.subjects(p, o) is not None]
+
+    def _askable(self, p: str, o: str, kind: Kind) -> bool:
+        if property_drop(p, self.g.datatypes, self.g.labels) is not None:
+            return False
+        try:
+            render(kind, o, self.g.labels)
+        except Unrenderable:
+            return False
+        return True
+
+    def _keys(self, subjects: Iterable[str]) -> set[tuple[str, str]]:
+        return {(p, o) for s in subjects for p, o, _ in self.g.out(s)}
+
+    def _tie(self, a: Anchor, c: Constraint) -> bytes:
+        return self._tie_key(a.s, (c.p, c.o, c.kind))
+
+    def _tie_key(self, subject: str, e: Edge) -> bytes:
+        """A seeded, stable order among equally good choices: the same seed gives the same questions."""
+        return hashlib.blake2b(f"{self.seed}\x1f{subject}\x1f{e[0]}\x1f{e[1]}".encode(), digest_size=8).digest()
+
+    def _candidate(self, level: str, a: Anchor, constraints: list[Constraint]) -> Candidate:
+        patterns: list[Pattern] = []
+        for n, c in enumerate(constraints, start=1):
+            if c.hop is None:
+                patterns.append(Pattern(X, c.p, Const(c.kind, c.o)))
+            else:
+                y = Var(f"y{n}")
+                patterns += [Pattern(X, c.p, y), Pattern(y, c.hop[0], Const(c.hop[2], c.hop[1]))]
+        return Candidate(level, a, Query(tuple(patterns)), Kind.ENTITY, a.s,
+                         f"{self._wh(a.s)} {self._clauses(constraints)}?")
+
+    def _wh(self, entity: str) -> str:
+        noun = self._type_noun(entity)
+        if noun == HUMAN:
+            return "Who"
+        return f"Which {self.g.labels[noun]}" if noun else "What"
+
+    def _type_noun(self, entity: str) -> str | None:
+        types = [o for p, o, _ in self.g.out(entity) if p == "P31"]
+        return types[0] if len(types) == 1 and (types[0] in self.g.labels) else None
+
+    def _clauses(self, constraints: list[Constraint]) -> str:
+        by_prop: dict[str, list[Constraint]] = {}
+        for c in constraints:
+            by_prop.setdefault(c.p if c.hop is None else f"{c.p}~{c.o}", []).append(c)
+        clauses = [self._clause(group) for group in by_prop.values()]
+        return clauses[0] if len(clauses) == 1 else f"{', '.join(clauses[:-1])} and {clauses[-1]}"
+
+    def _clause(self, group: list[Constraint]) -> str:
+        c = group[0]
+        tmpl = template(c.p, self.g.labels[c.p])
+        if c.hop is not None:
+            hop_p, hop_o, hop_kind = c.hop
+            noun = self._type_noun(c.o)
+            what = article(self.g.labels[noun]) if noun and noun != HUMAN else ("a person" if noun else "an entity")
+            inner = template(hop_p, self.g.labels[hop_p]).clause.format(
+                o=render(hop_kind, hop_o, self.g.labels, with_preposition=True))
+            return tmpl.clause.format(o=f"{what} that {inner}")
+        values = [render(d.kind, d.o, self.g.labels, with_preposition=True) for d in group]
+        joined = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} and {values[-1]}"
+        return tmpl.clause.format(o=joined)
+
+
+def out_or_miss(result: Candidate | Missed, out: list[Candidate], missed: list[Missed]) -> None:
+    (missed if isinstance(result, Missed) else out).append(result)  # type: ignore[arg-type]
+
+
+def _intersect(sets: Iterable[frozenset[str] | None]) -> frozenset[str] | None:
+    result: frozenset[str] | None = None
+    for s in sets:
+        if s is not None:
+            result = s if result is None else result & s
+    return result
+
+
+def _t(a: Anchor) -> str:
+    return f"({a.s}, {a.p}, {a.o})"
