@@ -1,0 +1,1 @@
+"""Release folders, dataset cards and the Hub client."""

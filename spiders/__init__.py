@@ -1,0 +1,1 @@
+"""Scrapy spiders, their settings and item pipelines (the crawling sources land here)."""

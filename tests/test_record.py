@@ -1,0 +1,60 @@
+"""The record schema is declared once in pydantic and once in polars; these keep the two equal."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from pydantic import ValidationError
+
+from timelyqa.record import (CANARY, RECORD_SCHEMA, SCHEMAS, Evidence, QARecord, Rejected, Verification,
+                             WikidataRecord, polars_schema, record_id, to_frame)
+
+
+@pytest.mark.parametrize("model", list(SCHEMAS), ids=lambda m: m.__name__)
+def test_declared_polars_schema_matches_the_model(model: type) -> None:
+    assert polars_schema(model) == SCHEMAS[model]
+
+
+def test_every_source_schema_starts_with_the_common_columns() -> None:
+    wikidata = list(SCHEMAS[WikidataRecord].items())
+    assert wikidata[: len(RECORD_SCHEMA)] == list(RECORD_SCHEMA.items())
+
+
+def _row() -> WikidataRecord:
+    return WikidataRecord(
+        id=record_id("wikidata", "L1", "Q1"), question="Who is the head coach of Riyadh Falcons FC?",
+        answer="Tomasz Wielki", answer_aliases=["T. Wielki"], source="wikidata", level="L1",
+        event_date=date(2026, 10, 3), as_of=datetime(2026, 11, 10, 10, tzinfo=UTC),
+        evidence=[Evidence(url="https://www.wikidata.org/wiki/Q9200003", title="Riyadh Falcons FC")],
+        verification=Verification(method="sparql_unique_answer", query="SELECT ...", endpoint="local",
+                                  result_count=1, passed=True),
+        generator="wikidata_l1_v1", answer_id="Q9400013", query_triples=[["Q9200003", "P286", "?x"]],
+        delta_triple=["Q9200003", "P286", "Q9400013"], sparql="SELECT ...")
+
+
+def test_rows_survive_parquet_and_validate_back(tmp_path: Path) -> None:
+    row = _row()
+    to_frame([row], WikidataRecord).write_parquet(tmp_path / "q.parquet")
+    back = pl.read_parquet(tmp_path / "q.parquet")
+    assert back.schema == SCHEMAS[WikidataRecord]
+    assert WikidataRecord.model_validate(back.row(0, named=True)) == row
+    assert back["canary"].to_list() == [CANARY]
+
+
+def test_empty_frames_keep_their_schema() -> None:
+    assert to_frame([], Rejected).schema == SCHEMAS[Rejected]
+
+
+def test_the_model_refuses_unknown_fields_and_sources() -> None:
+    with pytest.raises(ValidationError):
+        QARecord.model_validate({**_row().model_dump(), "source": "myspace"})
+    with pytest.raises(ValidationError):
+        Rejected(source="wikidata", stage="read", reason="x", detail="y", item="", extra="nope")
+
+
+def test_ids_are_stable_and_fact_sensitive() -> None:
+    assert record_id("wikidata", "L1", "a") == record_id("wikidata", "L1", "a")
+    assert record_id("wikidata", "L1", "a") != record_id("wikidata", "L1", "b")
