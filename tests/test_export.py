@@ -1,0 +1,178 @@
+"""verl and TRL exports of a release's train split: verl's exact columns, loadable, scored 1.0 for right answers."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import datasets
+import huggingface_hub.constants
+import pandas as pd
+import pytest
+
+from publish.release import build_release
+from timelyqa.errors import ConfigError
+from timelyqa.export import PROMPT_VERSION, export_trl, export_verl
+from timelyqa.record import CANARY, QARecord, Verification, WikidataRecord, record_id, to_frame
+from timelyqa.rewards import answer_reward, compute_score
+
+CREATED = datetime(2026, 6, 2, 8, 30, tzinfo=UTC)
+AS_OF = datetime(2026, 5, 31, 12, 0, tzinfo=UTC)
+CHECK = Verification(method="sparql", query="ASK {}", endpoint="http://127.0.0.1:7878/query", result_count=1,
+                     passed=True)
+# (entity, question, answer, aliases, event_date): answers in the forms the Wikidata renderer writes.
+# Newest event 2026-05-20, so May and April go to test, March to validation, earlier months to train.
+FACTS = [
+    ("Q1", "Who is the chief executive officer of Northwind Analytics?", "Ravi Menon", ["R. Menon"], date(2026, 1, 5)),
+    ("Q2", "What is the population of Campo Alto?", "163,900", ["163900"], date(2026, 1, 20)),
+    ("Q3", "When did Atlantic Cup 2026 take place?", "19 July 2026", ["2026-07-19", "July 19, 2026"],
+     date(2026, 2, 1)),
+    ("Q4", "When was Serrano Atlético founded?", "February 1990", ["1990-02"], date(2026, 2, 14)),
+    ("Q5", "What is the height of Lucas Andrade?", "1.85 metre", ["1.85"], date(2026, 2, 28)),
+    ("Q6", "Riyadh Falcons FC won which cup in 2026?", "Atlantic Cup 2026", [], date(2026, 1, 11)),
+    ("Q7", "Who coaches Riyadh Falcons FC?", "Mateo Ferreira", [], date(2026, 3, 10)),  # validation
+    ("Q8", "Who chairs Northwind Analytics?", "Ana Lima", [], date(2026, 5, 20)),  # test
+]
+NEWS = [("Who won the Riyadh derby?", "Riyadh Falcons FC", ["Falcons"], date(2026, 1, 15))]
+TRAIN = [fact for fact in FACTS if fact[4] < date(2026, 3, 1)]
+
+
+def wikidata_record(entity: str, question: str, answer: str, aliases: list[str], day: date) -> WikidataRecord:
+    facts = (entity, "P1", answer)
+    return WikidataRecord(
+        id=record_id("wikidata", *facts), question=question, answer=answer, answer_aliases=aliases,
+        source="wikidata", level="L1", event_date=day, as_of=AS_OF, verification=CHECK, generator="wikidata_l1_v1",
+        answer_id="Q100", query_triples=[list(facts)], delta_triple=list(facts), sparql="SELECT ?x WHERE {}")
+
+
+def news_record(question: str, answer: str, aliases: list[str], day: date) -> QARecord:
+    return QARecord(id=record_id("news", question), question=question, answer=answer, answer_aliases=aliases,
+                    source="news", level="easy", event_date=day, as_of=AS_OF, verification=CHECK,
+                    generator="news_llm_v1")
+
+
+def write_source(folder: Path, rows: list[Any], model: type, source: str) -> Path:
+    folder.mkdir(parents=True)
+    to_frame(rows, model).write_parquet(folder / "questions.parquet")
+    manifest = {"source": source, "inputs": {}, "counts": {"verified": len(rows)}, "rejects": {}, "timings": {},
+                "generators": sorted({r.generator for r in rows}), "as_of": AS_OF.isoformat()}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def release(tmp_path: Path) -> Path:
+    sources = [write_source(tmp_path / "wikidata", [wikidata_record(*f) for f in FACTS], WikidataRecord, "wikidata"),
+               write_source(tmp_path / "news", [news_record(*n) for n in NEWS], QARecord, "news")]
+    build_release(sources, tmp_path / "release", created=CREATED)
+    return tmp_path / "release"
+
+
+@pytest.fixture
+def load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """datasets.load_dataset("parquet", ...) offline, with a cache of this test's own."""
+    for name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.setenv(name, "1")
+        monkeypatch.setattr(datasets.config, name, True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    return lambda path: datasets.load_dataset("parquet", data_files=str(path), split="train",
+                                              cache_dir=str(tmp_path / "hf-cache"))
+
+
+def test_verl_rows_have_verls_fields_and_types(release: Path, tmp_path: Path, load: Any) -> None:
+    path = export_verl(release, tmp_path / "verl")
+    assert path == tmp_path / "verl" / "train.parquet"
+    ds = load(path)
+    assert ds.column_names == ["data_source", "prompt", "ability", "reward_model", "extra_info"]
+    features = ds.features
+    assert features["data_source"] == datasets.Value("string")
+    assert features["ability"] == datasets.Value("string")
+    assert features["prompt"] == datasets.List({"role": datasets.Value("string"), "content": datasets.Value("string")})
+    assert features["reward_model"] == {"style": datasets.Value("string"),
+                                        "ground_truth": {"target": datasets.List(datasets.Value("string"))}}
+    assert features["extra_info"]["index"] == datasets.Value("int64")
+    assert features["extra_info"]["split"] == datasets.Value("string")
+    row = next(r for r in ds if r["extra_info"]["answer"] == "19 July 2026")
+    assert row["data_source"] == "timelyqa/wikidata" and row["ability"] == "temporal_qa"
+    assert row["reward_model"] == {"style": "rule", "ground_truth": {"target": ["19 July 2026", "2026-07-19",
+                                                                                "July 19, 2026"]}}
+    assert [m["role"] for m in row["prompt"]] == ["user"]
+    content = row["prompt"][0]["content"]
+    assert content.startswith("As of 2026-05-31, when did Atlantic Cup 2026 take place?")
+    assert "<answer>" in content and "</answer>" in content
+    extra = row["extra_info"]
+    assert (extra["split"], extra["event_date"], extra["as_of"]) == ("train", "2026-02-01", "2026-05-31T12:00:00+00:00")
+    assert extra["prompt_version"] == PROMPT_VERSION and extra["canary"] == CANARY
+    assert ds["extra_info"][0]["index"] == 0 and [e["index"] for e in ds["extra_info"]] == list(range(ds.num_rows))
+
+
+def test_verl_rows_are_the_train_split_of_every_source(release: Path, tmp_path: Path, load: Any) -> None:
+    ds = load(export_verl(release, tmp_path / "verl"))
+    answers = {e["answer"] for e in ds["extra_info"]}
+    assert answers == {f[2] for f in TRAIN} | {n[1] for n in NEWS}  # not Mateo Ferreira (validation), Ana Lima (test)
+    assert {e["split"] for e in ds["extra_info"]} == {"train"}
+    assert set(ds["data_source"]) == {"timelyqa/wikidata", "timelyqa/news"}
+    validation = load(export_verl(release, tmp_path / "val", split="validation"))
+    assert [e["answer"] for e in validation["extra_info"]] == ["Mateo Ferreira"]
+    news = load(export_verl(release, tmp_path / "news", config="news"))
+    assert news["data_source"] == ["timelyqa/news"]
+
+
+def test_compute_score_gives_1_for_every_answer_and_alias_after_the_parquet_round_trip(
+        release: Path, tmp_path: Path, load: Any) -> None:
+    path = export_verl(release, tmp_path / "verl")
+    # verl reads the file with datasets (RLHFDataset) and, in older versions and Search-R1 scripts, with pandas.
+    rows = list(load(path)) + pd.read_parquet(path).to_dict("records")
+    assert len(rows) == 2 * (len(TRAIN) + len(NEWS))
+    for row in rows:
+        args = (row["data_source"], row["reward_model"]["ground_truth"], row["extra_info"])
+        answer, aliases = row["extra_info"]["answer"], list(row["extra_info"]["answer_aliases"])
+        for accepted in [answer, *aliases]:
+            assert compute_score(args[0], f"<answer>{accepted}</answer>", *args[1:]) == 1.0, accepted
+        assert compute_score(args[0], "<answer>Lucas Andrade</answer>", *args[1:]) == 0.0
+        assert compute_score(args[0], "", *args[1:]) == 0.0
+
+
+def test_trl_rows_have_a_prompt_column_and_the_reward_gives_1_for_right_answers(
+        release: Path, tmp_path: Path, load: Any) -> None:
+    ds = load(export_trl(release, tmp_path / "trl"))
+    assert ds.column_names[0] == "prompt" and {"answer", "answer_aliases", "id", "as_of"} <= set(ds.column_names)
+    assert all(m[0]["role"] == "user" and m[0]["content"].startswith("As of 2026-05-31, ") for m in ds["prompt"])
+    assert sorted(ds["answer"]) == sorted([f[2] for f in TRAIN] + [n[1] for n in NEWS])
+    # As GRPOTrainer calls it: every column but `prompt` as a keyword, completions as chat messages.
+    columns = {name: ds[name] for name in ds.column_names if name != "prompt"}
+    right = [[{"role": "assistant", "content": f"Let me think.\n<answer>{a}</answer>"}] for a in ds["answer"]]
+    assert answer_reward(prompts=ds["prompt"], completions=right, completion_ids=None, trainer_state=None,
+                         **columns) == [1.0] * ds.num_rows
+    wrong = [[{"role": "assistant", "content": "<answer>Lucas Andrade</answer>"}]] * ds.num_rows
+    assert answer_reward(completions=wrong, **columns) == [0.0] * ds.num_rows
+    by_alias = [f"<answer>{aliases[-1] if aliases else a}</answer>" for a, aliases in
+                zip(ds["answer"], ds["answer_aliases"], strict=True)]
+    assert answer_reward(completions=by_alias, **columns) == [1.0] * ds.num_rows
+
+
+def test_exports_are_byte_identical_on_rerun(release: Path, tmp_path: Path) -> None:
+    for export in (export_verl, export_trl):
+        first = hashlib.sha256(export(release, tmp_path / "a").read_bytes()).hexdigest()
+        assert hashlib.sha256(export(release, tmp_path / "b").read_bytes()).hexdigest() == first
+
+
+@pytest.mark.parametrize(("config", "split", "message"), [
+    ("news", "test", "config 'news' has no 'test' split (splits: train)"),
+    ("official_site", "train", "no config 'official_site' in this release (configs: default, news, wikidata)"),
+])
+def test_a_missing_split_or_config_is_refused_naming_the_folder(release: Path, tmp_path: Path, config: str,
+                                                                split: str, message: str) -> None:
+    for export in (export_verl, export_trl):
+        with pytest.raises(ConfigError) as caught:
+            export(release, tmp_path / "out", config=config, split=split)
+        assert str(caught.value) == f"{release}: {message}"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_missing_release_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=f"^{tmp_path / 'nowhere'}: no such release folder$"):
+        export_verl(tmp_path / "nowhere", tmp_path / "out")
