@@ -74,10 +74,18 @@ def test_release_of_a_folder_without_outputs_is_refused(tmp_path: Path) -> None:
     assert str(tmp_path) in error_line(proc)
 
 
-def test_demo_writes_a_release_that_datasets_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    proc = timelyqa("demo", "--out", tmp_path / "demo")
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """One `timelyqa demo` run shared by the tests that read what it wrote."""
+    out = tmp_path_factory.mktemp("demo")
+    proc = timelyqa("demo", "--out", out)
     assert proc.returncode == 0, proc.stderr
-    release = tmp_path / "demo" / "release"
+    return out / "release", proc
+
+
+def test_demo_writes_a_release_that_datasets_loads(demo: tuple[Path, subprocess.CompletedProcess[str]],
+                                                    tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    release, proc = demo
     assert f"load_dataset('{release}', 'wikidata', split='test')" in proc.stdout
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     test = datasets.load_dataset(str(release), "wikidata", split="test", cache_dir=str(tmp_path / "cache"))
@@ -87,3 +95,32 @@ def test_demo_writes_a_release_that_datasets_loads(tmp_path: Path, monkeypatch: 
     assert {row["level"] for split in everything.values() for row in split} == {"L1", "L2", "L3"}
     assert all(row["verification"]["passed"] and row["verification"]["result_count"] == 1 for row in test)
     assert "funnel" in proc.stderr  # the funnel table is shown to the user
+
+
+def test_export_commands_write_rows_the_rewards_accept(demo: tuple[Path, subprocess.CompletedProcess[str]],
+                                                       tmp_path: Path) -> None:
+    release = demo[0]
+    from timelyqa.rewards import answer_reward, compute_score
+
+    proc = timelyqa("export", "verl", release, "--out", tmp_path / "verl")
+    assert proc.returncode == 0, proc.stderr
+    verl = datasets.load_dataset("parquet", data_files=str(tmp_path / "verl" / "train.parquet"), split="train",
+                                 cache_dir=str(tmp_path / "cache"))
+    assert verl.num_rows > 0
+    for row in verl:
+        right = f"<answer>{row['extra_info']['answer']}</answer>"
+        assert compute_score(row["data_source"], right, row["reward_model"]["ground_truth"], row["extra_info"]) == 1.0
+        assert compute_score(row["data_source"], "<answer>no idea</answer>", row["reward_model"]["ground_truth"]) == 0.0
+    proc = timelyqa("export", "trl", release, "--out", tmp_path / "trl", "--split", "test")
+    assert proc.returncode == 0, proc.stderr
+    trl = datasets.load_dataset("parquet", data_files=str(tmp_path / "trl" / "test.parquet"), split="train",
+                                cache_dir=str(tmp_path / "cache"))
+    assert answer_reward([f"<answer>{a}</answer>" for a in trl["answer"]], trl["answer"],
+                         trl["answer_aliases"]) == [1.0] * trl.num_rows
+
+
+def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.CompletedProcess[str]],
+                                             tmp_path: Path) -> None:
+    proc = timelyqa("export", "verl", demo[0], "--out", tmp_path / "x", "--config", "news")
+    assert proc.returncode == 2
+    assert "no config 'news'" in error_line(proc)

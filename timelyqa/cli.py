@@ -79,6 +79,41 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
     release(sources=[out / "wikidata"], out=out / "release", version=None)
 
 
+export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+def _export(kind: str, release_dir: Path, out: Path, config: str, split: str) -> None:
+    from timelyqa import export
+
+    with _one_line_errors():
+        path = (export.export_verl if kind == "verl" else export.export_trl)(release_dir, out, config=config,
+                                                                           split=split)
+    typer.echo(f"{kind} rows in {path}")
+
+
+@export_app.command("verl")
+def export_verl(
+    release_dir: Annotated[Path, typer.Argument(metavar="RELEASE", help="a release folder")],
+    out: Annotated[Path, typer.Option(help="folder for {split}.parquet")],
+    config: Annotated[str, typer.Option(help="which config")] = "default",
+    split: Annotated[str, typer.Option(help="which split")] = "train",
+) -> None:
+    """verl rows: data_source, prompt, ability, reward_model, extra_info; score with timelyqa.rewards.compute_score."""
+    _export("verl", release_dir, out, config, split)
+
+
+@export_app.command("trl")
+def export_trl(
+    release_dir: Annotated[Path, typer.Argument(metavar="RELEASE", help="a release folder")],
+    out: Annotated[Path, typer.Option(help="folder for {split}.parquet")],
+    config: Annotated[str, typer.Option(help="which config")] = "default",
+    split: Annotated[str, typer.Option(help="which split")] = "train",
+) -> None:
+    """TRL GRPO rows: a chat prompt plus answer columns; score with timelyqa.rewards.answer_reward."""
+    _export("trl", release_dir, out, config, split)
+
+
 def load_line(release_dir: Path) -> str:
     return f'python -c "import datasets; print(datasets.load_dataset(\'{release_dir}\', \'wikidata\', split=\'test\'))"'
 
