@@ -1,0 +1,49 @@
+"""The release flow: source output folders in, one Hugging Face dataset folder out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+
+from publish.card import DEFAULT_CONFIG
+from publish.release import build_release
+from timelyqa.split import SPLITS
+
+
+@task
+def assemble_release(sources: list[Path], out: Path, version: str | None) -> dict[str, Any]:
+    return build_release(sources, out, version=version)
+
+
+def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per config and split: its row count and the count per level (the manifest's `counts`)."""
+    counts: dict[str, dict[str, dict[str, int]]] = manifest["counts"]
+    configs = [DEFAULT_CONFIG, *sorted(c for c in counts if c != DEFAULT_CONFIG)]
+    rows = []
+    for config in configs:
+        for split in SPLITS:
+            levels = counts[config].get(split, {})
+            rows.append({"config": config, "split": split, "rows": sum(levels.values()),
+                         "levels": ", ".join(f"{level}={n}" for level, n in sorted(levels.items()))})
+    return rows
+
+
+@flow(name="release")
+def release_flow(sources: list[str], out: str, version: str | None = None) -> dict[str, Any]:
+    """Assemble the sources' outputs into a release folder at `out` and return its manifest.
+
+    `version` names the release (default: v{YYYY.MM.DD} of today, UTC).
+    """
+    manifest = assemble_release([Path(s) for s in sources], Path(out), version)
+    rows = split_rows(manifest)
+    create_table_artifact(rows, key="release-splits",
+                          description=f"timelyqa {manifest['version']}: rows per config and split")
+    total = sum(r["rows"] for r in rows if r["config"] == DEFAULT_CONFIG)
+    create_markdown_artifact(
+        f"# timelyqa {manifest['version']}\n\nFolder: `{out}`\n\n{total} rows in `{DEFAULT_CONFIG}`; "
+        f"configs: {', '.join(sorted(c for c in manifest['counts'] if c != DEFAULT_CONFIG))}.\n",
+        key="release-summary", description=f"timelyqa {manifest['version']}")
+    return manifest

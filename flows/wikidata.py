@@ -1,0 +1,70 @@
+"""The Wikidata flow: two dumps in, verified questions out, one Prefect task per pipeline stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+
+from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel
+from timelyqa.wikidata import pipeline
+
+STAGES = ("read_t0", "read_t1", "delta", "synthesize", "verify", "questions")
+"""The prefixes of the manifest's counts in the order the stages run, so the funnel reads top to bottom."""
+
+
+@task
+def check_inputs(before: Path, after: Path, endpoint: str | None) -> None:
+    """Fail the run on a wrong path or endpoint before any work; never retried."""
+    pipeline.check_inputs(before, after, endpoint)
+
+
+@task(**RETRY_TRANSIENT)
+def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool) -> Path:
+    return pipeline.read_snapshot(dump, workdir, name, rdf=rdf)
+
+
+@task(**RETRY_TRANSIENT)
+def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
+    return pipeline.compute_delta(t0_dir, t1_dir, workdir)
+
+
+@task(**RETRY_TRANSIENT)
+def synthesize_questions(t1_dir: Path, delta: Path, workdir: Path, settings: pipeline.Settings) -> Path:
+    return pipeline.synthesize(t1_dir, delta, workdir, settings)
+
+
+@task(**RETRY_TRANSIENT)
+def verify_questions(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None,
+                     settings: pipeline.Settings) -> Path:
+    return pipeline.verify(candidates, t1_dir, workdir, endpoint, settings)
+
+
+@task
+def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> dict[str, Any]:
+    return pipeline.finish(workdir, out, settings=settings)
+
+
+@flow(name="wikidata")
+def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None, seed: int = 0,
+                  max_anchors: int | None = None, batch_size: int = 200) -> dict[str, Any]:
+    """Questions whose answers changed between two Wikidata dumps, verified by SPARQL against `after`.
+
+    `endpoint` is a SPARQL endpoint already holding `after`; without one, a local Oxigraph is loaded with it.
+    `seed` and `max_anchors` choose which changes become questions; `batch_size` is questions per SPARQL query.
+    Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
+    """
+    before_dump, after_dump, out_dir = Path(before), Path(after), Path(out)
+    check_inputs(before_dump, after_dump, endpoint)
+    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size)
+    workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
+    t0 = read_snapshot(before_dump, workdir, "t0", rdf=False)
+    # Only the after-snapshot needs RDF, and only when a local SPARQL endpoint is to be loaded with it.
+    t1 = read_snapshot(after_dump, workdir, "t1", rdf=endpoint is None)
+    delta = compute_delta(t0, t1, workdir)
+    candidates = synthesize_questions(t1, delta, workdir, settings)
+    verify_questions(candidates, t1, workdir, endpoint, settings)
+    manifest = write_outputs(workdir, out_dir, settings)
+    publish_funnel("wikidata", funnel_order(manifest["counts"], STAGES), manifest["rejects"], out=str(out_dir))
+    return manifest

@@ -1,0 +1,107 @@
+"""The path users run: a local Prefect server, a process work pool, `prefect deploy --all`, a worker, two runs."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.prefect_server import REPO, Background, free_port, prefect, prefect_env, start_server, start_worker
+
+# Relative, as a user types them from the repository root: they resolve only if the worker runs the
+# flow in its own checkout, which is what prefect.yaml's pull step and working_dir promise.
+BEFORE, AFTER = "data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2"
+
+
+def deployments() -> dict[str, dict[str, Any]]:
+    config = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
+    assert config["build"] is None and config["push"] is None
+    return {d["name"]: d for d in config["deployments"]}
+
+
+def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
+    found = deployments()
+    assert {"wikidata-weekly", "release-weekly"} <= set(found)
+    for name, deployment in found.items():
+        path, func = deployment["entrypoint"].split(":")
+        assert not path.endswith(".py"), f"{name}: a file entrypoint puts flows/ first on sys.path (see prefect.yaml)"
+        flow = getattr(importlib.import_module(path), func)
+        flow.validate_parameters(deployment["parameters"])  # what the server checks when a run is created
+        assert deployment["work_pool"]["name"] == "local", name
+        assert [s["cron"] for s in deployment["schedules"]], name
+    wikidata = found["wikidata-weekly"]["parameters"]
+    assert (REPO / wikidata["before"]).is_file() and (REPO / wikidata["after"]).is_file()
+    assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"]]
+
+
+def ok(result: subprocess.CompletedProcess[str], what: str) -> str:
+    assert result.returncode == 0, (f"{what} exited {result.returncode}:\n"
+                                    f"{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+    return result.stdout
+
+
+@pytest.fixture
+def stack(tmp_path: Path) -> Iterator[tuple[dict[str, str], Background]]:
+    """Server, pool, deployments and a worker started from the repository root; torn down whatever happens."""
+    home = tmp_path / "prefect-home"
+    home.mkdir()
+    env = prefect_env(home, free_port())
+    server = start_server(home, env, timeout=90)
+    worker: Background | None = None
+    try:
+        ok(prefect(["work-pool", "create", "local", "--type", "process"], env=env, cwd=home), "work-pool create")
+        ok(prefect(["--no-prompt", "deploy", "--all"], env=env, cwd=REPO, timeout=120), "deploy --all")
+        worker = start_worker("local", env, cwd=REPO, log=home / "worker.log")
+        yield env, worker
+    finally:
+        if worker is not None:
+            worker.stop()
+        server.stop()
+
+
+def run_deployment(name: str, params: dict[str, object], env: dict[str, str], worker: Background) -> str:
+    args = ["deployment", "run", name, "--watch", "--watch-interval", "2", "--watch-timeout", "150"]
+    for key, value in params.items():
+        args += ["--param", f"{key}={value if isinstance(value, str) else json.dumps(value)}"]
+    result = prefect(args, env=env, cwd=REPO, timeout=180)
+    assert result.returncode == 0, (f"{name} exited {result.returncode}:\n{result.stdout[-4000:]}\n"
+                                    f"{result.stderr[-2000:]}\nworker log:\n{worker.tail()}")
+    return result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[str, str], Background],
+                                                               tmp_path: Path) -> None:
+    env, worker = stack
+    wd, release = tmp_path / "wd", tmp_path / "release"
+
+    run_deployment("wikidata/wikidata-weekly", {"before": BEFORE, "after": AFTER, "out": str(wd)}, env, worker)
+    manifest = json.loads((wd / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["questions"] > 0 and (wd / "questions.parquet").is_file()
+
+    run_deployment("release/release-weekly", {"sources": [str(wd)], "out": str(release)}, env, worker)
+    assert (release / "README.md").is_file()
+    assert sorted(release.glob("wikidata/test-*.parquet")), sorted(p.name for p in release.rglob("*"))
+
+    rows = load_test_split(release, env)
+    assert rows > 0
+
+
+def load_test_split(release: Path, env: dict[str, str]) -> int:
+    """Load the release as a user would, in a fresh offline process whose caches live in the scratch folder."""
+    code = ("import sys, datasets; "
+            "ds = datasets.load_dataset(sys.argv[1], 'wikidata', split='test'); "
+            "print(ds.num_rows)")
+    result = subprocess.run([sys.executable, "-c", code, str(release)],
+                            env={**env, "HF_HOME": str(release.parent / "hf-home")},
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return int(result.stdout.strip().splitlines()[-1])

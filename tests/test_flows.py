@@ -1,0 +1,176 @@
+"""The Prefect flows run in-process on the demo dumps: outputs, artifacts, fail-fast inputs, the retry rule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import polars as pl
+import pytest
+from prefect import flow, task
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
+from prefect.states import Completed, State, exception_to_failed_state
+from prefect.testing.utilities import prefect_test_harness
+
+from flows.common import RETRY_TRANSIENT, exception_of, only_transient
+from flows.release import release_flow
+from flows.wikidata import check_inputs, read_snapshot, verify_questions, wikidata_flow, write_outputs
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+
+DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
+BEFORE, AFTER = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One throwaway Prefect server and database for the session; nothing is written under ~/.prefect."""
+    home = tmp_path_factory.mktemp("prefect-home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DO_NOT_TRACK", "1")
+        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
+            with prefect_test_harness(server_startup_timeout=120):
+                yield
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[State, Path]:
+    out = tmp_path_factory.mktemp("wikidata")
+    state = wikidata_flow(before=str(BEFORE), after=str(AFTER), out=str(out), seed=0, return_state=True)
+    return state, out
+
+
+def flow_run_id(state: State) -> UUID:
+    run_id = state.state_details.flow_run_id
+    if run_id is None:
+        raise AssertionError(f"state without a flow run: {state!r}")
+    return run_id
+
+
+def artifacts_of(state: State) -> dict[str, Any]:
+    """The artifacts one flow run published, by key, read back through the API as a user's client sees them."""
+    with get_client(sync_client=True) as client:
+        found = client.read_artifacts(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id(state)])))
+    return {a.key: a for a in found}
+
+
+def task_names(state: State) -> set[str]:
+    with get_client(sync_client=True) as client:
+        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id(state)])))
+    return {r.name.rsplit("-", 1)[0] for r in runs}
+
+
+def table(artifact: Any) -> list[dict[str, Any]]:
+    data = artifact.data
+    return json.loads(data) if isinstance(data, str) else data
+
+
+def test_wikidata_flow_writes_outputs_and_returns_the_manifest(demo_run: tuple[State, Path]) -> None:
+    state, out = demo_run
+    assert state.is_completed(), state.message
+    manifest = state.result()
+    for name in ("questions.parquet", "rejected.parquet", "manifest.json"):
+        assert (out / name).is_file(), f"{name} missing from {sorted(p.name for p in out.iterdir())}"
+    assert json.loads((out / "manifest.json").read_text())["counts"] == manifest["counts"]
+    questions = pl.read_parquet(out / "questions.parquet")
+    assert questions.height > 0
+    assert sum(manifest["rejects"].values()) == pl.read_parquet(out / "rejected.parquet").height
+    assert {"check_inputs", "read_snapshot", "compute_delta", "synthesize_questions", "verify_questions",
+            "write_outputs"} <= task_names(state)
+
+
+def test_wikidata_flow_publishes_the_funnel_and_reject_reasons(demo_run: tuple[State, Path]) -> None:
+    state, out = demo_run
+    manifest = state.result()
+    artifacts = artifacts_of(state)
+    assert {"wikidata-funnel", "wikidata-rejects", "wikidata-summary"} <= set(artifacts)
+
+    funnel = table(artifacts["wikidata-funnel"])
+    assert {row["stage"]: row["count"] for row in funnel} == manifest["counts"]
+    # Top to bottom: from the entities read to the questions written.
+    assert funnel[0]["stage"].startswith("read_t0.")
+    assert funnel[-1] == {"stage": "questions", "count": pl.read_parquet(out / "questions.parquet").height}
+
+    rejects = table(artifacts["wikidata-rejects"])
+    assert {r["reason"]: r["count"] for r in rejects} == manifest["rejects"]
+    assert sum(r["count"] for r in rejects) == pl.read_parquet(out / "rejected.parquet").height
+
+    summary = artifacts["wikidata-summary"].data
+    assert str(out) in summary and "| stage | count |" in summary
+
+
+def test_missing_dump_fails_in_check_inputs_before_any_work(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-dump.json.gz"
+    out = tmp_path / "out"
+    state = wikidata_flow(before=str(missing), after=str(AFTER), out=str(out), return_state=True)
+    assert state.is_failed()
+    assert "no-such-dump.json.gz" in (state.message or "")
+    with pytest.raises(ConfigError):
+        state.result()
+    assert task_names(state) == {"check_inputs"}
+    assert not out.exists()
+
+
+def test_release_flow_builds_a_folder_and_counts_rows_per_split(demo_run: tuple[State, Path], tmp_path: Path
+                                                                 ) -> None:
+    _, wikidata_out = demo_run
+    out = tmp_path / "release"
+    state = release_flow(sources=[str(wikidata_out)], out=str(out), version="v0.0.1-test", return_state=True)
+    assert state.is_completed(), state.message
+    assert (out / "README.md").is_file()
+    rows = table(artifacts_of(state)["release-splits"])
+    assert rows, "the release artifact lists no split"
+    for row in rows:
+        files = sorted((out / row["config"]).glob(f"{row['split']}-*.parquet"))
+        assert files, f"no parquet for {row}"
+        assert sum(pl.read_parquet(f).height for f in files) == row["rows"]
+
+
+# The retry rule: only TransientSourceError is retried.
+
+def failed(exc: BaseException) -> State:
+    """A Failed state built the way Prefect's engine builds one from a raised exception."""
+    return asyncio.run(exception_to_failed_state(exc))
+
+
+def test_retry_condition_reads_the_exception_from_the_state() -> None:
+    retry = only_transient
+    assert retry(check_inputs, None, failed(TransientSourceError("HTTP 503"))) is True  # type: ignore[arg-type]
+    for exc in (ConfigError("bad endpoint"), SourceContractError("HTML for JSON"), ValueError("bug")):
+        assert retry(check_inputs, None, failed(exc)) is False  # type: ignore[arg-type]
+    assert exception_of(Completed(data=1)) is None
+
+
+@pytest.mark.parametrize(("exc_type", "attempts"), [(TransientSourceError, 4), (ConfigError, 1),
+                                                    (SourceContractError, 1)])
+def test_a_task_with_the_policy_retries_only_transient_failures(exc_type: type[Exception], attempts: int) -> None:
+    calls: list[int] = []
+
+    # The stages' own policy, with the backoff removed so the test does not sleep.
+    @task(**{**RETRY_TRANSIENT, "retry_delay_seconds": 0, "retry_jitter_factor": None})
+    def fetch() -> None:
+        calls.append(1)
+        raise exc_type("upstream said no")
+
+    @flow
+    def one_fetch() -> None:
+        fetch()
+
+    state = one_fetch(return_state=True)
+    assert state.is_failed()
+    assert len(calls) == attempts
+
+
+def test_source_stages_carry_the_retry_policy_and_the_input_check_does_not() -> None:
+    for stage in (read_snapshot, verify_questions):
+        assert stage.retries == 3 and stage.retry_condition_fn is only_transient
+    for stage in (check_inputs, write_outputs):
+        assert stage.retries == 0
