@@ -30,11 +30,12 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
     rows: list[dict[str, Any]] = []
     rejects: list[dict[str, str]] = []
     seen: dict[str, str] = {}
+    ids: set[str] = set()  # two anchors can reach one question by adding each other's constraint
     for c in sorted(candidates, key=lambda c: (c.anchor.s, c.anchor.p, c.anchor.o, c.level)):
         answer = render(c.answer_kind, c.answer_form, graph.labels)
         triples = c.query.triples()
         cid = record_id("wikidata", c.level, json.dumps(sorted(triples)), c.answer_form)
-        reason = _reading_drop(c.question, answer, seen)
+        reason = "duplicate_question" if cid in ids else _reading_drop(c.question, answer, seen)
         item = {"question": c.question, "answer": answer, "delta_triple": [c.anchor.s, c.anchor.p, c.anchor.o]}
         if reason:
             rejects.append({"source": "wikidata", "stage": "render", "reason": reason,
@@ -42,6 +43,7 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
                             "item": json.dumps(item, ensure_ascii=False, sort_keys=True)})
             continue
         seen[c.question.casefold()] = cid
+        ids.add(cid)
         modified = graph.modified.get(c.anchor.s)
         rows.append({
             "id": cid, "question": c.question, "answer": answer,

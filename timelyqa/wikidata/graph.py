@@ -53,7 +53,7 @@ class Graph:
         todo = sorted(set(subjects) - self._out.keys())
         if not todo:
             return
-        rows = self._triples.filter(pl.col("s").is_in(todo)).collect()
+        rows = self._triples.filter(pl.col("s").is_in(todo)).unique(maintain_order=True).collect()
         for s in todo:
             self._out[s] = []
         mentioned: set[str] = set(todo)
@@ -74,6 +74,7 @@ class Graph:
             return
         wanted = pl.DataFrame(todo, schema={"p": pl.String(), "o": pl.String()}, orient="row").lazy()
         found = (self._triples.join(wanted, on=["p", "o"], how="semi")
+                 .unique(["s", "p", "o"])
                  .group_by("p", "o").agg(n=pl.len(), subjects=pl.col("s").head(self.fanout_cap + 1))
                  .collect())
         sets: dict[tuple[str, str], frozenset[str] | None] = defaultdict(frozenset)

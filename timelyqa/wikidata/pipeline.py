@@ -31,7 +31,7 @@ from timelyqa.wikidata.filters import anchor_drop
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import from_json
 from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
-from timelyqa.wikidata.values import Kind
+from timelyqa.wikidata.values import Kind, split_quantity
 from timelyqa.wikidata.verify import check, verify_all
 
 Progress = snapshot.Progress
@@ -80,7 +80,8 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
     started = time.perf_counter()
     graph = Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
     delta = pl.read_parquet(delta_path)
-    graph.fetch_labels(set(delta["s"]) | set(delta["o"]))
+    units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True) if kind == Kind.QUANTITY}
+    graph.fetch_labels(set(delta["s"]) | set(delta["o"]) | (units - {None}))
     anchors, rejects = [], []
     for s, p, o, kind, change, _ in delta.iter_rows():
         dropped = anchor_drop(s, p, o, Kind(kind), graph)

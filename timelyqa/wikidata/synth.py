@@ -111,7 +111,7 @@ class Synthesizer:
 
     # L1 -----------------------------------------------------------------------------------------
     def l1(self, a: Anchor) -> Candidate | Missed:
-        values = [e for e in self.g.out(a.s) if e[0] == a.p]
+        values = {o for p, o, _ in self.g.out(a.s) if p == a.p}  # two statements may hold one value
         if len(values) == 1:
             q = Query((Pattern(Const(Kind.ENTITY, a.s), a.p, X),))
             text = template(a.p, self.g.labels[a.p]).ask.format(s=self.g.labels[a.s])
