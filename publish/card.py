@@ -68,7 +68,18 @@ def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
         "size_categories": [_size_category(_total(manifest, DEFAULT_CONFIG))],
         "tags": ["temporal", "live-benchmark", "rlvr", "canary", *sources],
         "configs": configs,
+        "dataset_info": [_dataset_info(manifest, name) for name in _config_names(manifest)
+                         if manifest["configs"][name]["splits"] and manifest["configs"][name].get("features")],
     }
+
+
+def _dataset_info(manifest: dict[str, Any], config: str) -> dict[str, Any]:
+    files = manifest["files"]
+    splits = []
+    for split, paths in manifest["configs"][config]["splits"].items():
+        splits.append({"name": split, "num_examples": sum(files[p]["rows"] for p in paths),
+                       "num_bytes": sum(files[p]["bytes"] for p in paths)})
+    return {"config_name": config, "features": manifest["configs"][config]["features"], "splits": splits}
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -150,6 +161,36 @@ def _usage_section(manifest: dict[str, Any]) -> list[str]:
     ]
 
 
+def _changes_section(manifest: dict[str, Any]) -> list[str]:
+    lines = ["## What changed", ""]
+    previous, diff = manifest.get("previous_version"), manifest.get("changes")
+    if not previous or not diff:
+        return lines + ["The first release. `CHANGELOG.md` will list what each later release changes.", ""]
+    counts = {part: sum(diff[part].values()) for part in ("added", "retired", "moved", "regenerated")}
+    return lines + [f"Since {previous}: {counts['added']} rows added, {counts['retired']} retired, "
+                    f"{counts['moved']} moved between splits, {counts['regenerated']} rewritten by a new "
+                    "generator version. `CHANGELOG.md` has every release.", ""]
+
+
+def _training_section() -> list[str]:
+    return [
+        "## Training with RLVR (verl, TRL)", "",
+        "`timelyqa export verl RELEASE --out DIR` and `timelyqa export trl RELEASE --out DIR` write "
+        "`DIR/train.parquet` from the train split. Each prompt states the `as_of` date and asks for the answer "
+        "inside `<answer></answer>`. verl rows have verl's five columns, with `reward_model.ground_truth` "
+        '`{"target": [answer, *aliases]}`; TRL rows have a conversational `prompt` plus `answer` and '
+        "`answer_aliases`. The rewards in `timelyqa.rewards` (standard library only) score exact match of the "
+        "last `<answer>` after SQuAD normalisation against the answer and every alias, numbers and dates by "
+        "value; an empty answer scores 0; `compute_score_f1` and `answer_f1_reward` give token F1.", "",
+        "```python", "# verl: custom_reward_function.path=<timelyqa/rewards.py> custom_reward_function.name=compute_score",
+        "from timelyqa.rewards import compute_score, answer_reward",
+        'compute_score("timelyqa/wikidata", "<answer>163,900</answer>", {"target": ["163,900", "163900"]})  # 1.0',
+        "# TRL: GRPOTrainer(model=..., reward_funcs=answer_reward, train_dataset=load_dataset(\"parquet\", ...))",
+        'answer_reward(["<answer>Tomasz Wielki</answer>"], answer=["Tomasz Wielki"], answer_aliases=[[]])  # [1.0]',
+        "```", "",
+    ]
+
+
 def render_card(manifest: dict[str, Any]) -> str:
     """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
     sources = sorted(manifest["sources"])
@@ -170,6 +211,8 @@ def render_card(manifest: dict[str, Any]) -> str:
         *_split_section(manifest), "",
         *_funnel_section(manifest),
         *_usage_section(manifest),
+        *_changes_section(manifest),
+        *_training_section(),
         "## Licence", "", f"Per source: {licences}.", "",
     ]
     front = yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True, default_flow_style=False)

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from publish.card import DEFAULT_CONFIG, render_card
+from publish.changelog import INDEX_COLUMNS, changelog_entry, changes, next_version, previous_release, write_changelog
 from timelyqa.errors import ConfigError
 from timelyqa.record import CANARY, RECORD_SCHEMA
 from timelyqa.split import (SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text, newest_event_date,
@@ -217,12 +218,17 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
 
 
 def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
-                  repo_id: str | None = None) -> dict[str, Any]:
+                  repo_id: str | None = None, previous: Path | None = None) -> dict[str, Any]:
     """Build the release folder `out` from source output folders and return its manifest.
 
     Several folders of one source are merged by id (see merge_runs). Month M of the split rule is taken
     over all sources together, so every config shares one test window. Splits with no rows are left out
     of a config: `datasets` 5.2 cannot load a declared split that has no rows, nor a config holding one.
+
+    The previous release is the one already in `out`, or `previous` (a folder holding it, such as a
+    checkout of its tag). CHANGELOG.md gets an entry counting what changed since it. A rebuild whose
+    data files equal the previous release's keeps its version and date, so every file stays the same;
+    otherwise the version is `vYYYY.MM.DD` of `created`, with `.2`, `.3`... when that day is taken.
     """
     if not sources:
         raise ConfigError("release: no source folders given")
@@ -232,7 +238,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     for run in runs:
         by_source.setdefault(run.source, []).append(run)
     created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
-    version = version or created.strftime("v%Y.%m.%d")
+    prior = previous_release(Path(previous) if previous else out)
 
     merged = {source: merge_runs(group) for source, group in by_source.items()}
     dates = [d for df, _ in merged.values() if (d := newest_event_date(df)) is not None]
@@ -260,8 +266,20 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
             if part.height:
                 configs[config]["splits"][split] = _write_split(part, out, config, split, files)
 
+    for config, info in configs.items():
+        info["features"] = _features(out, info["splits"])
+    prior_manifest = prior[0] if prior else None
+    if prior_manifest and version in (None, prior_manifest["version"]) and _same_data(files, prior_manifest):
+        version, stamp = prior_manifest["version"], prior_manifest["created"]
+        before, diff = prior_manifest.get("previous_version"), prior_manifest.get("changes")
+    else:
+        version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest["version"])
+        stamp = created.isoformat()
+        before = prior_manifest["version"] if prior_manifest else None
+        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS)) if prior else None
     manifest = {
-        "name": "timelyqa", "version": version, "created": created.isoformat(), "code_version": code_version(),
+        "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
+        "previous_version": before, "changes": diff,
         "canary": CANARY, "repo_id": repo_id, "configs": configs, "counts": counts, "files": files,
         "split_rule": SPLIT_RULE, "split_dates": split_dates(frames[DEFAULT_CONFIG], newest=newest),
         "sources": {source: _source_summary(source, group, frames[source], merged[source][1])
@@ -271,4 +289,21 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     (out / "manifest.json").write_text(text, encoding="utf-8")
     manifest = json.loads(text)  # the card and the caller see exactly what the file says
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
+    write_changelog(out, changelog_entry(version, stamp, before, diff), version)
     return manifest
+
+
+def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] | None:
+    """The config's columns as the card's `dataset_info` states them, read from a file written for it."""
+    import datasets  # noqa: PLC0415 - only releases need it, and it is slow to import
+
+    paths = [name for names in splits.values() for name in names]
+    if not paths:
+        return None
+    return datasets.Features.from_arrow_schema(pq.read_schema(out / paths[0]))._to_yaml_list()
+
+
+def _same_data(files: dict[str, Any], prior: dict[str, Any]) -> bool:
+    def digests(listing: dict[str, Any]) -> dict[str, str]:
+        return {name: info.get("sha256") for name, info in listing.items()}
+    return digests(files) == digests(prior.get("files", {}))

@@ -218,12 +218,13 @@ def test_two_runs_of_one_source_merge_to_one_row_per_id(tmp_path: Path, load: Ca
 def test_rebuilding_in_place_removes_the_old_data_files_only(sources: list[Path], tmp_path: Path) -> None:
     release = tmp_path / "release"
     build_release(sources, release, created=CREATED)
-    (release / "CHANGELOG.md").write_text("kept\n")
+    (release / "notes.txt").write_text("kept\n")
     build_release(sources[:1], release, created=CREATED)
     assert not list((release / "news").glob("*.parquet"))
-    assert (release / "CHANGELOG.md").read_text() == "kept\n"
-    assert file_hashes(release) == {**file_hashes(build_once(sources[:1], tmp_path / "fresh")),
-                                    "CHANGELOG.md": hashlib.sha256(b"kept\n").hexdigest()}
+    assert (release / "notes.txt").read_text() == "kept\n"
+    data = {name: digest for name, digest in file_hashes(release).items() if name.endswith(".parquet")}
+    fresh = file_hashes(build_once(sources[:1], tmp_path / "fresh"))
+    assert data == {name: digest for name, digest in fresh.items() if name.endswith(".parquet")}
 
 
 def build_once(folders: list[Path], out: Path) -> Path:
@@ -289,3 +290,57 @@ def test_two_runs_of_one_source_with_different_columns_are_refused(tmp_path: Pat
                           as_of="2026-06-02T00:00:00+00:00")
     with pytest.raises(ConfigError, match=f"^{second}: questions.parquet has another schema than {first}"):
         build_release([first, second], tmp_path / "release", created=CREATED)
+
+
+def test_a_rebuild_on_the_same_inputs_changes_no_byte(sources: list[Path], tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    first = build_release(sources, release, created=CREATED)
+    before = file_hashes(release)
+    again = build_release(sources, release, created=datetime(2026, 6, 9, tzinfo=UTC))  # a week later
+    assert again["version"] == first["version"] == "v2026.06.02"
+    assert file_hashes(release) == before
+
+
+def test_a_second_release_the_same_day_gets_a_suffix_and_a_changelog_entry(sources: list[Path],
+                                                                           tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    build_release(sources, release, created=CREATED)
+    later = [wikidata_row("Q7", 9, date(2026, 6, 1)), *wikidata_rows()[2:]]  # Q1's two rows retired, one added
+    newer = write_source(tmp_path / "wikidata-2", to_frame(later, WikidataRecord), "wikidata")
+    second = build_release([newer, sources[1]], release, created=CREATED)
+    third = build_release(sources, release, created=CREATED)
+    assert (second["version"], third["version"]) == ("v2026.06.02.2", "v2026.06.02.3")
+    assert second["previous_version"] == "v2026.06.02"
+    # Q7 on 1 June makes June the newest month: Q4 and Q6 (April) move to validation, Q3 (March) to train.
+    assert second["changes"]["added"] == {"wikidata": 1}
+    assert second["changes"]["retired"] == {"wikidata": 2}
+    assert second["changes"]["moved"] == {"test -> validation": 4, "validation -> train": 2}
+    log = (release / "CHANGELOG.md").read_text()
+    assert log.index("## v2026.06.02.3") < log.index("## v2026.06.02.2") < log.index("## v2026.06.02 ")
+    assert "- 1 rows added (wikidata: 1)" in log and "- 2 rows retired (wikidata: 2)" in log
+    assert "First release." in log
+
+
+def test_the_previous_release_can_come_from_another_folder(sources: list[Path], tmp_path: Path) -> None:
+    build_release(sources[:1], tmp_path / "v1", created=CREATED)
+    manifest = build_release(sources, tmp_path / "v2", created=datetime(2026, 6, 9, tzinfo=UTC),
+                             previous=tmp_path / "v1")
+    assert manifest["version"] == "v2026.06.09"
+    assert manifest["previous_version"] == "v2026.06.02"
+    assert manifest["changes"]["added"] == {"news": 3}
+
+
+def test_card_states_features_and_sizes_that_match_the_files(sources: list[Path], tmp_path: Path,
+                                                             load: Callable[..., Any]) -> None:
+    release = tmp_path / "release"
+    build_release(sources, release, created=CREATED)
+    card = (release / "README.md").read_text()
+    front = yaml.safe_load(card.split("---\n")[1])
+    infos = {info["config_name"]: info for info in front["dataset_info"]}
+    assert set(infos) == {"default", "wikidata", "news"}
+    for config, info in infos.items():
+        loaded = load(str(release), config)
+        assert {s["name"]: s["num_examples"] for s in info["splits"]} == {k: v.num_rows for k, v in loaded.items()}
+        assert [f["name"] for f in info["features"]] == list(next(iter(loaded.values())).features)
+    assert "## What changed" in card and "The first release." in card
+    assert "compute_score" in card and "answer_reward" in card
