@@ -14,8 +14,8 @@ from timelyqa.split import SPLITS
 
 
 @task
-def assemble_release(sources: list[Path], out: Path, version: str | None) -> dict[str, Any]:
-    return build_release(sources, out, version=version)
+def assemble_release(sources: list[Path], out: Path, version: str | None, previous: Path | None) -> dict[str, Any]:
+    return build_release(sources, out, version=version, previous=previous)
 
 
 def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
@@ -32,12 +32,14 @@ def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @flow(name="release")
-def release_flow(sources: list[str], out: str, version: str | None = None) -> dict[str, Any]:
+def release_flow(sources: list[str], out: str, version: str | None = None,
+                 previous: str | None = None) -> dict[str, Any]:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.
 
-    `version` names the release (default: v{YYYY.MM.DD} of today, UTC).
+    `version` names the release (default: v{YYYY.MM.DD} of today, UTC, suffixed when the day is taken);
+    `previous` is the folder of the release before it, when `out` does not already hold it.
     """
-    manifest = assemble_release([Path(s) for s in sources], Path(out), version)
+    manifest = assemble_release([Path(s) for s in sources], Path(out), version, Path(previous) if previous else None)
     rows = split_rows(manifest)
     create_table_artifact(rows, key="release-splits",
                           description=f"timelyqa {manifest['version']}: rows per config and split")

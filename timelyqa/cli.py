@@ -62,12 +62,13 @@ def release(
     sources: Annotated[list[Path], typer.Option("--from", help="a source output folder; repeat for several")],
     out: Annotated[Path, typer.Option(help="the release folder (a Hub dataset repository)")],
     version: Annotated[str | None, typer.Option(help="tag; default vYYYY.MM.DD of today")] = None,
+    previous: Annotated[Path | None, typer.Option(help="the previous release, if not already in --out")] = None,
 ) -> None:
     """Split, merge and write source outputs as one release in the Hub layout."""
     from publish.release import build_release
 
     with _one_line_errors():
-        manifest = build_release(sources, out, version=version)
+        manifest = build_release(sources, out, version=version, previous=previous)
     typer.echo(f"release {manifest['version']} in {out}")
     typer.echo(load_line(out))
 
@@ -76,7 +77,7 @@ def release(
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
     """The main job on the embedded defaults: every source on its bundled inputs, into one release."""
     wikidata(before=DEMO / "wikidata-t0.json.gz", after=DEMO / "wikidata-t1.json.bz2", out=out / "wikidata")
-    release(sources=[out / "wikidata"], out=out / "release", version=None)
+    release(sources=[out / "wikidata"], out=out / "release", version=None, previous=None)
 
 
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
