@@ -97,9 +97,11 @@ def read_release(folder: Path) -> Release:
     paths = sorted(p for p in folder.rglob("*") if p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     files = {p.relative_to(folder).as_posix(): _hash_file(p) for p in paths}
-    listed: dict[str, Any] = manifest.get("files") or {}
+    listed = manifest.get("files")
+    if not isinstance(listed, dict):
+        raise ConfigError(f"{folder}: manifest.json has no `files` object; rebuild the release")
     for name, meta in sorted(listed.items()):
-        if name not in files or files[name].sha256 != meta.get("sha256"):
+        if name not in files or files[name].sha256 != (meta.get("sha256") if isinstance(meta, dict) else None):
             state = "is missing" if name not in files else "differs from the hash in manifest.json"
             raise ConfigError(f"{folder}: {name} {state}; the release is incomplete or changed after it was built")
     strays = [name for name in files if name.endswith(".parquet") and name not in listed]
@@ -157,6 +159,8 @@ def _translate(exc: BaseException, what: str, endpoint: str) -> TimelyQAError:
         return SourceContractError(f"{what}: HTTP {status} from {endpoint}: {text}")
     if isinstance(seen, httpx.HTTPError):  # checked after its subclass HfHubHTTPError: timeouts, dropped links
         return TransientSourceError(f"{what}: {type(seen).__name__} talking to {endpoint}")
+    if "xet-write-token" in str(exc) and "404" in str(exc):  # hf_xet's own error, raised from its Rust core
+        return ConfigError(f"{what}: {endpoint} serves no Xet uploads; set HF_HUB_DISABLE_XET=1")
     if isinstance(exc, ValueError) and "metadata in README.md" in str(exc):
         return ConfigError(f"{what}: the Hub refused the card's YAML: {' '.join(str(exc).split())}")
     return SourceContractError(f"{what}: {type(exc).__name__}: {' '.join(str(exc).split())}")

@@ -74,6 +74,20 @@ def release(
 
 
 @app.command()
+def publish(
+    release_dir: Annotated[Path, typer.Argument(metavar="RELEASE", help="a release folder")],
+    repo: Annotated[str, typer.Option(help="the Hub dataset repository, ORG/NAME")],
+    dry_run: Annotated[bool, typer.Option(help="show what would be uploaded, deleted and tagged; change nothing")] = False,
+) -> None:
+    """Upload a release as one commit and tag it with its version; the token comes from HF_TOKEN."""
+    from publish.hub import publish_release
+
+    with _one_line_errors():
+        result = publish_release(release_dir, repo, dry_run=dry_run)
+    typer.echo(result.summary())
+
+
+@app.command()
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
     """The main job on the embedded defaults: every source on its bundled inputs, into one release."""
     wikidata(before=DEMO / "wikidata-t0.json.gz", after=DEMO / "wikidata-t1.json.bz2", out=out / "wikidata")
