@@ -48,16 +48,17 @@ def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> dict
 
 @flow(name="wikidata")
 def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None, seed: int = 0,
-                  max_anchors: int | None = None, batch_size: int = 200) -> dict[str, Any]:
+                  max_anchors: int | None = None, batch_size: int = 500, concurrency: int = 2) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps, verified by SPARQL against `after`.
 
     `endpoint` is a SPARQL endpoint already holding `after`; without one, a local Oxigraph is loaded with it.
-    `seed` and `max_anchors` choose which changes become questions; `batch_size` is questions per SPARQL query.
+    `seed` and `max_anchors` choose which changes become questions; `batch_size` is questions per SPARQL query,
+    `concurrency` how many such queries are in flight at once.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     before_dump, after_dump, out_dir = Path(before), Path(after), Path(out)
     check_inputs(before_dump, after_dump, endpoint)
-    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size)
+    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     t0 = read_snapshot(before_dump, workdir, "t0", rdf=False)
     # Only the after-snapshot needs RDF, and only when a local SPARQL endpoint is to be loaded with it.

@@ -259,3 +259,12 @@ def test_fixture_file_has_the_deprecated_statement_in_p_only(oxigraph: LocalOxig
         f"SELECT ?v ?r WHERE {{ <{WD}Q145> <{P}P6> ?s . ?s <{PS}P6> ?v ; <{WIKIBASE}rank> ?r }}"
     )
     assert rows == [{"v": f"{WD}Q999", "r": f"{WIKIBASE}DeprecatedRank"}]
+
+
+def test_batches_in_flight_together_give_the_same_outcomes(endpoint: SparqlEndpoint) -> None:
+    """Concurrency changes how fast, never what: the same outcomes with one batch in flight or four."""
+    queries = bulk()
+    one = verify_all(endpoint, queries, batch_size=7, concurrency=1)
+    four = verify_all(endpoint, queries, batch_size=7, concurrency=4)
+    assert one == four and len(one) == len(queries)
+    assert {o.count for o in one.values()} >= {0, 1}

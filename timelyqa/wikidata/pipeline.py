@@ -46,7 +46,8 @@ class Settings(BaseModel):
     max_anchors: int | None = Field(default=None, ge=1, description="sample this many anchors (seeded)")
     fanout_cap: int = Field(default=10_000, ge=2, description="largest subject set held for one (p, o)")
     max_constraints: int = Field(default=4, ge=2, le=8)
-    batch_size: int = Field(default=200, ge=1, description="questions per SPARQL verification query")
+    batch_size: int = Field(default=500, ge=1, description="questions per SPARQL verification query")
+    concurrency: int = Field(default=2, ge=1, le=8, description="verification queries in flight at once")
 
 
 def check_inputs(before: Path, after: Path, endpoint: str | None) -> None:
@@ -117,7 +118,7 @@ def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, 
             url, label = endpoint, endpoint
         sparql = SparqlEndpoint(url)
         queries = {row["id"]: from_json(json.loads(row["query_json"])) for row in frame.iter_rows(named=True)}
-        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size)
+        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
     verdicts = {row["id"]: check(outcomes[row["id"]], Kind(row["answer_kind"]), row["answer_id"])
                 for row in frame.iter_rows(named=True)}
     ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])

@@ -216,15 +216,19 @@ class Synthesizer:
         return hashlib.blake2b(f"{self.seed}\x1f{subject}\x1f{e[0]}\x1f{e[1]}".encode(), digest_size=8).digest()
 
     def _candidate(self, level: str, a: Anchor, constraints: list[Constraint]) -> Candidate:
-        patterns: list[Pattern] = []
-        for n, c in enumerate(constraints, start=1):
-            if c.hop is None:
-                patterns.append(Pattern(X, c.p, Const(c.kind, c.o)))
-            else:
-                y = Var(f"y{n}")
-                patterns += [Pattern(X, c.p, y), Pattern(y, c.hop[0], Const(c.hop[2], c.hop[1]))]
-        return Candidate(level, a, Query(tuple(patterns)), Kind.ENTITY, a.s,
+        return Candidate(level, a, self._query(constraints), Kind.ENTITY, a.s,
                          f"{self._wh(a.s)} {self._clauses(constraints)}?")
+
+    def _query(self, constraints: list[Constraint]) -> Query:
+        """The constraints as patterns, most selective first: SPARQL engines such as Oxigraph join in the
+        written order, and starting from a value with 3 subjects instead of 900 is many times faster."""
+        plain = sorted((c for c in constraints if c.hop is None),
+                       key=lambda c: (len(self.g.subjects(c.p, c.o) or ()), c.p, c.o))
+        patterns = [Pattern(X, c.p, Const(c.kind, c.o)) for c in plain]
+        for n, c in enumerate((c for c in constraints if c.hop is not None), start=1):
+            y = Var(f"y{n}")
+            patterns += [Pattern(X, c.p, y), Pattern(y, c.hop[0], Const(c.hop[2], c.hop[1]))]
+        return Query(tuple(patterns))
 
     def _wh(self, entity: str) -> str:
         noun = self._type_noun(entity)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
@@ -60,19 +61,26 @@ def _balanced_union(branches: list[str]) -> str:
     return f"{{ {_balanced_union(branches[:half])} }}\nUNION\n{{ {_balanced_union(branches[half:])} }}"
 
 
-def verify_all(endpoint: SparqlEndpoint, items: dict[str, Query], *, batch_size: int = 200) -> dict[str, Outcome]:
+def verify_all(endpoint: SparqlEndpoint, items: dict[str, Query], *, batch_size: int = 200,
+               concurrency: int = 2) -> dict[str, Outcome]:
     """An Outcome for every key, in ceil(len(items) / batch_size) requests when the endpoint behaves.
 
-    A batch the endpoint rejects (SourceContractError: HTML, a cut body, a 400) is split in halves down
-    to single queries, so one bad query or a passing proxy hiccup costs only the queries that still fail.
-    TransientSourceError (after the endpoint's own retries) propagates: the caller stops and retries the run.
+    Up to `concurrency` batches are in flight at once (Wikidata's public endpoint allows five per client;
+    a local Oxigraph answers each on its own thread). A batch the endpoint rejects (SourceContractError:
+    HTML, a cut body, a 400) is split in halves down to single queries, so one bad query or a passing
+    proxy hiccup costs only the queries that still fail. TransientSourceError (after the endpoint's own
+    retries) propagates: the caller stops and retries the run.
     """
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
+    if concurrency < 1:
+        raise ConfigError(f"concurrency must be at least 1, got {concurrency}")
     keys = list(items)
+    batches = [{k: items[k] for k in keys[start : start + batch_size]} for start in range(0, len(keys), batch_size)]
     outcomes: dict[str, Outcome] = {}
-    for start in range(0, len(keys), batch_size):
-        outcomes.update(_verify_batch(endpoint, {k: items[k] for k in keys[start : start + batch_size]}))
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        for result in pool.map(lambda batch: _verify_batch(endpoint, batch), batches):
+            outcomes.update(result)
     return outcomes
 
 
