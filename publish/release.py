@@ -202,7 +202,10 @@ def _level_counts(df: pl.DataFrame) -> dict[str, int]:
 def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, dropped: int) -> dict[str, Any]:
     funnel: dict[str, int] = {}
     rejects: dict[str, int] = {}
+    usage: dict[str, float] = {}  # model calls, tokens and seconds, for sources that use an LLM
     for run in runs:
+        for key, amount in (run.manifest.get("usage") or {}).items():
+            usage[key] = usage.get(key, 0) + amount
         for stage, count in run.manifest["counts"].items():  # stage order as the source wrote it
             funnel[stage] = funnel.get(stage, 0) + count
         for reason, count in run.manifest["rejects"].items():
@@ -211,6 +214,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
         "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source),
         "funnel": [{"stage": stage, "count": count} for stage, count in funnel.items()],
         "rejects": rejects,
+        "usage": usage,
         "generators": sorted(rows.get_column("generator").drop_nulls().unique().to_list()),
         "runs": [{"questions_sha256": run.questions_sha256, "rejected_sha256": run.rejected_sha256,
                   "manifest": run.manifest} for run in runs],

@@ -161,6 +161,7 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> dic
         "rejects": dict(sorted(Counter(rejected["reason"].to_list()).items())),
         "timings": {stage: figures.get("seconds") for stage, figures in stages.items()},
         "generators": sorted(set(questions["generator"].to_list())),
+        "usage": {"llm_calls": 0, "sparql_calls": stages.get("verify", {}).get("sparql_calls", 0)},
         "settings": (settings or Settings()).model_dump(),
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
