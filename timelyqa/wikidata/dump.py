@@ -7,7 +7,7 @@ import gzip
 import hashlib
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -103,9 +103,13 @@ class DumpReader:
 
     def __iter__(self) -> Iterator[dict[str, Any] | BadLine]:
         name = str(self.path)
-        with _open_text(self.path, self._raw) as f:
-            try:
-                for line in f:
+        try:
+            rest = b""
+            for piece in _pieces(compression(self.path), self._raw):
+                # Whole decompressed pieces split at once: a readline per entity costs more than the split.
+                lines = (rest + piece).split(b"\n") if rest else piece.split(b"\n")
+                rest = lines.pop()
+                for line in lines:
                     self.lines += 1
                     body = line.strip()
                     if body.endswith(b","):
@@ -113,12 +117,61 @@ class DumpReader:
                     if body in (b"[", b"]", b""):
                         continue
                     yield _entity(name, self.lines, body)
-            except (EOFError, zlib.error, OSError) as exc:
-                yield BadLine(name, self.lines + 1, "truncated_file",
-                              f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
+            if rest:
+                self.lines += 1
+                body = rest.strip()
+                if body.endswith(b","):
+                    body = body[:-1]
+                if body not in (b"[", b"]", b""):
+                    yield _entity(name, self.lines, body)
+        except (EOFError, zlib.error, OSError) as exc:
+            yield BadLine(name, self.lines + 1, "truncated_file",
+                          f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
         # Drain what the decompressor left unread so the digest covers the whole file.
         while self._raw.read(1 << 20):
             pass
+
+
+CHUNK = 1 << 16
+"""Compressed bytes per read: big enough to amortise the calls, small enough that the decompressed piece
+(about 0.5 MB for gzipped JSON) is reused by the allocator instead of mapped and faulted in afresh."""
+
+
+def _pieces(kind: str, raw: _HashingReader) -> Iterator[bytes]:
+    """The decompressed bytes of the whole file, as gzip.GzipFile and bz2.BZ2File read them.
+
+    Concatenated gzip members (zero padding between them allowed) and bz2 streams are read on; data
+    after the last bz2 stream is ignored, as BZ2File does. A stream cut short raises EOFError.
+    """
+    if kind == "plain":
+        while chunk := raw.read(CHUNK):
+            yield chunk
+        return
+    new: Callable[[], Any] = (lambda: zlib.decompressobj(31)) if kind == "gzip" else bz2.BZ2Decompressor
+    decompressor = new()
+    while chunk := raw.read(CHUNK):
+        while chunk:
+            if decompressor.eof:  # one member or stream ended and more bytes follow
+                if kind == "gzip":
+                    chunk = chunk.lstrip(b"\x00")
+                    if not chunk:
+                        break
+                    if len(chunk) >= 2 and chunk[:2] != b"\x1f\x8b":
+                        raise gzip.BadGzipFile(f"Not a gzipped file ({chunk[:2]!r})")
+                decompressor = new()
+                try:
+                    out = decompressor.decompress(chunk)
+                except OSError:
+                    if kind == "bz2":
+                        return
+                    raise
+            else:
+                out = decompressor.decompress(chunk)
+            if out:
+                yield out
+            chunk = decompressor.unused_data if decompressor.eof else b""
+    if not decompressor.eof:
+        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
 
 
 def _entity(path: str, line_no: int, body: bytes) -> dict[str, Any] | BadLine:

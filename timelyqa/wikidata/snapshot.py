@@ -6,17 +6,18 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from timelyqa.record import REJECTED_SCHEMA
 from timelyqa.wikidata.dump import BadLine, DumpReader
 from timelyqa.wikidata.rdf import entity_ntriples
-from timelyqa.wikidata.statements import english, english_aliases, read_statements
+from timelyqa.wikidata.statements import BadStatement, english, english_aliases, read_statements, read_truthy
 
 TRIPLES_SCHEMA = pl.Schema({"s": pl.String(), "p": pl.String(), "o": pl.String(), "kind": pl.String()})
 ENTITIES_SCHEMA = pl.Schema({"id": pl.String(), "label": pl.String(), "aliases": pl.List(pl.String()),
@@ -52,12 +53,16 @@ class _Columns:
         self.path, self.schema = path, schema
         self.cols: dict[str, list[Any]] = {name: [] for name in schema}
         self._writer: pq.ParquetWriter | None = None
+        # The arrow schema polars gives this schema, so the files read back exactly as polars wrote them.
+        self._arrow = pl.DataFrame(schema=schema).to_arrow().schema
 
     def __len__(self) -> int:
         return len(next(iter(self.cols.values())))
 
     def flush(self) -> None:
-        table = pl.DataFrame(self.cols, schema=self.schema).to_arrow()
+        arrays = [_arrow(values, dtype, self._arrow.field(name).type)
+                  for (name, dtype), values in zip(self.schema.items(), self.cols.values(), strict=True)]
+        table = pa.Table.from_arrays(arrays, schema=self._arrow)
         if self._writer is None:
             self._writer = pq.ParquetWriter(self.path, table.schema, compression="zstd")
         self._writer.write_table(table)
@@ -69,6 +74,33 @@ class _Columns:
             self.flush()
         if self._writer is not None:
             self._writer.close()
+
+
+_EPOCH, _MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
+
+
+def _arrow(values: list[Any], dtype: pl.DataType, arrow_type: pa.DataType) -> pa.Array:
+    """One column as the arrow array polars would have made of it, built the fast way for its type.
+
+    A polars frame builds lists and aware datetimes from Python objects slowly (about 7 and 2 µs a
+    value), and pa.array() imports pandas on first use (two seconds here); polars series of plain
+    strings and integers are fast, and arrow assembles the rest without copying.
+    """
+    if dtype == pl.String():
+        return pl.Series(values, dtype=pl.String()).to_arrow()
+    if isinstance(dtype, pl.Datetime):
+        micros = [None if v is None else (v - _EPOCH) // _MICROSECOND for v in values]
+        return pl.Series(micros, dtype=pl.Int64()).to_arrow().view(arrow_type)
+    if dtype == pl.List(pl.String()):
+        offsets, flat = [0], []
+        for v in values:
+            if v:
+                flat.extend(v)
+            offsets.append(len(flat))
+        mask = None if all(v is not None for v in values) else pl.Series([v is None for v in values]).to_arrow()
+        return pa.LargeListArray.from_arrays(pl.Series(offsets, dtype=pl.Int64()).to_arrow(),
+                                             pl.Series(flat, dtype=pl.String()).to_arrow(), mask=mask)
+    return pl.Series(values, dtype=dtype).to_arrow()
 
 
 def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | None = None) -> SnapshotInfo:
@@ -88,7 +120,19 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | N
             if isinstance(item, BadLine):
                 bad.append(_bad_row(item.reason, item.detail, item.raw))
                 continue
-            es = read_statements(item)
+            if nt is None:  # no RDF to write: the truthy triples go straight into the columns
+                es = None
+                statements_bad: list[BadStatement] = []
+                n_statements, n_truthy, other_snaks = read_truthy(item, s_col, p_col, o_col, k_col, statements_bad)
+            else:
+                es = read_statements(item)
+                for st in es.truthy:
+                    s_col.append(st.subject)
+                    p_col.append(st.prop)
+                    o_col.append(st.form)
+                    k_col.append(st.kind.value)
+                statements_bad = es.bad
+                n_statements, n_truthy, other_snaks = len(es.statements), len(es.truthy), es.other_snaks
             label, aliases = english(item), english_aliases(item)
             modified = item.get("modified") if isinstance(item.get("modified"), str) else None
             newest = max(newest or "", modified or "") or None
@@ -97,18 +141,13 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | N
             entities.cols["aliases"].append(aliases)
             entities.cols["modified"].append(_timestamp(modified))
             entities.cols["datatype"].append(item.get("datatype"))
-            for st in es.truthy:
-                s_col.append(st.subject)
-                p_col.append(st.prop)
-                o_col.append(st.form)
-                k_col.append(st.kind.value)
-            for b in es.bad:
+            for b in statements_bad:
                 bad.append(_bad_row(b.reason, f"{dump} line {reader.lines}: {b.detail}", b.subject))
             info.entities += 1
-            info.statements += len(es.statements)
-            info.truthy_triples += len(es.truthy)
-            info.other_snaks += es.other_snaks
-            if nt is not None:
+            info.statements += n_statements
+            info.truthy_triples += n_truthy
+            info.other_snaks += other_snaks
+            if es is not None and nt is not None:
                 nt.write(entity_ntriples(item["id"], label, aliases, es))
             if len(triples) >= BATCH_TRIPLES:
                 triples.flush()

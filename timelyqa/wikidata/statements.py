@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,46 +54,107 @@ def read_statements(entity: dict[str, Any]) -> EntityStatements:
         if not isinstance(claims, list):
             out.bad.append(BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: claims not a list"))
             continue
-        values: list[Statement] = []
+        values, best, other = _values(subject, prop, claims, out.bad)
+        out.other_snaks += other
+        statements = [Statement(subject, prop, kind, form, rank, str(claim.get("id") or f"{subject}${prop}${form}"))
+                      for rank, kind, form, claim in values]
+        out.statements.extend(statements)
+        out.truthy.extend(st for st in statements if st.rank == best)
+    return out
+
+
+def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str], k: list[str],
+                bad: list[BadStatement]) -> tuple[int, int, int]:
+    """read_statements for a column writer: the same truthy triples, appended to four columns (subject,
+    property, form, kind value) without a Statement object each; bad statements go to `bad`.
+
+    Returns (value statements, truthy triples, somevalue/novalue snaks). The loop is read_statements'
+    (_values below) written out once more, because it runs for every statement of a dump: a property's
+    normal-rank values go straight into the columns and are taken back out if a preferred one follows.
+    """
+    subject = entity["id"]
+    statements = other_snaks = 0
+    first = len(o)
+    for prop, claims in (entity.get("claims") or {}).items():
+        if not isinstance(claims, list):
+            bad.append(BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: claims not a list"))
+            continue
+        start = len(o)
         best = "normal"
         for claim in claims:
             rank = claim.get("rank", "normal") if isinstance(claim, dict) else None
             if rank not in RANKS:
-                out.bad.append(BadStatement(subject, prop, "malformed_statement",
-                                            f"{subject} {prop}: statement with rank {rank!r}"))
+                bad.append(BadStatement(subject, prop, "malformed_statement",
+                                        f"{subject} {prop}: statement with rank {rank!r}"))
                 continue
-            if rank == "preferred":
+            if rank == "preferred" and best == "normal":
                 best = "preferred"
-            for result in _value(subject, prop, claim, rank):
-                if isinstance(result, BadStatement):
-                    out.bad.append(result)
-                elif result is None:
-                    out.other_snaks += 1
-                else:
-                    values.append(result)
-        out.statements.extend(values)
-        out.truthy.extend(v for v in values if v.rank == best)
-    return out
+                del s[start:], p[start:], o[start:], k[start:]
+            snak = claim.get("mainsnak")
+            if not isinstance(snak, dict):
+                bad.append(BadStatement(subject, prop, "malformed_statement",
+                                        f"{subject} {prop}: statement without a mainsnak"))
+                continue
+            if snak.get("snaktype", "value") != "value":
+                other_snaks += 1
+                continue
+            datavalue = snak.get("datavalue")
+            if not isinstance(datavalue, dict):
+                bad.append(BadStatement(subject, prop, "malformed_statement",
+                                        f"{subject} {prop}: value snak without datavalue"))
+                continue
+            try:
+                kind, form = canonical(datavalue)
+            except UnknownDatavalue as exc:
+                bad.append(BadStatement(subject, prop, exc.reason, f"{subject} {prop}: {exc}"))
+                continue
+            statements += 1
+            if rank == best:
+                s.append(subject)
+                p.append(prop)
+                o.append(form)
+                k.append(_KIND_VALUE[kind])
+    return statements, len(o) - first, other_snaks
 
 
-def _value(subject: str, prop: str, claim: dict[str, Any], rank: str) -> Iterator[Statement | BadStatement | None]:
-    snak = claim.get("mainsnak")
-    if not isinstance(snak, dict):
-        yield BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: statement without a mainsnak")
-        return
-    if snak.get("snaktype", "value") != "value":
-        yield None
-        return
-    datavalue = snak.get("datavalue")
-    if not isinstance(datavalue, dict):
-        yield BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: value snak without datavalue")
-        return
-    try:
-        kind, form = canonical(datavalue)
-    except UnknownDatavalue as exc:
-        yield BadStatement(subject, prop, exc.reason, f"{subject} {prop}: {exc}")
-        return
-    yield Statement(subject, prop, kind, form, rank, str(claim.get("id") or f"{subject}${prop}${form}"))
+_KIND_VALUE = {kind: kind.value for kind in Kind}
+_Value = tuple[str, Kind, str, dict[str, Any]]
+
+
+def _values(subject: str, prop: str, claims: list[Any], bad: list[BadStatement]) -> tuple[list[_Value], str, int]:
+    """(rank, kind, form, claim) of each value statement of one property, the best rank, and the
+    somevalue/novalue count; what cannot be read goes to `bad`. read_truthy repeats this loop inline."""
+    values: list[_Value] = []
+    best = "normal"
+    other = 0
+    for claim in claims:
+        rank = claim.get("rank", "normal") if isinstance(claim, dict) else None
+        if rank not in RANKS:
+            bad.append(BadStatement(subject, prop, "malformed_statement",
+                                    f"{subject} {prop}: statement with rank {rank!r}"))
+            continue
+        if rank == "preferred":
+            best = "preferred"
+        snak = claim.get("mainsnak")
+        if not isinstance(snak, dict):
+            bad.append(BadStatement(subject, prop, "malformed_statement",
+                                    f"{subject} {prop}: statement without a mainsnak"))
+            continue
+        if snak.get("snaktype", "value") != "value":
+            other += 1
+            continue
+        datavalue = snak.get("datavalue")
+        if not isinstance(datavalue, dict):
+            bad.append(BadStatement(subject, prop, "malformed_statement",
+                                    f"{subject} {prop}: value snak without datavalue"))
+            continue
+        try:
+            kind, form = canonical(datavalue)
+        except UnknownDatavalue as exc:
+            bad.append(BadStatement(subject, prop, exc.reason, f"{subject} {prop}: {exc}"))
+            continue
+        values.append((rank, kind, form, claim))
+    return values, best, other
 
 
 def english(entity: dict[str, Any], field: str = "labels") -> str | None:

@@ -31,6 +31,11 @@ class UnknownDatavalue(ValueError):
 
 _ENTITY_ID = re.compile(r"[QPL][1-9][0-9]*(-[FS][1-9][0-9]*)?")
 _TIME = re.compile(r"([+-])(\d{1,16})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z")
+# canonical() runs for every statement of a dump: on Python 3.11 `Kind.ENTITY` costs a metaclass
+# attribute lookup and `_ENTITY_ID.fullmatch` a method lookup on each call, so both are bound once here.
+_ENTITY, _STRING, _TIME_KIND, _QUANTITY, _MONOLINGUAL, _COORDINATE = (
+    Kind.ENTITY, Kind.STRING, Kind.TIME, Kind.QUANTITY, Kind.MONOLINGUAL, Kind.COORDINATE)
+_is_entity_id, _is_time = _ENTITY_ID.fullmatch, _TIME.fullmatch
 
 
 def canonical(datavalue: dict[str, Any]) -> tuple[Kind, str]:
@@ -44,27 +49,27 @@ def canonical(datavalue: dict[str, Any]) -> tuple[Kind, str]:
     try:
         if vtype == "wikibase-entityid":
             eid = value.get("id") or _id_from_numeric(value)
-            if not _ENTITY_ID.fullmatch(eid):
+            if not _is_entity_id(eid):
                 raise UnknownDatavalue(f"entity id {eid!r}")
-            return Kind.ENTITY, eid
+            return _ENTITY, eid
         if vtype == "string":
             if not isinstance(value, str):
                 raise UnknownDatavalue("string value is not a string")
-            return Kind.STRING, value
+            return _STRING, value
         if vtype == "time":
-            if not _TIME.fullmatch(value["time"]):
+            if not _is_time(value["time"]):
                 raise UnknownDatavalue(f"time {value['time']!r}")
             form = f"{value['time']}/{int(value['precision'])}"
-            return Kind.TIME, form + ("/julian" if value.get("calendarmodel") == JULIAN else "")
+            return _TIME_KIND, form + ("/julian" if value.get("calendarmodel") == JULIAN else "")
         if vtype == "quantity":
             amount = str(value["amount"])
             float(amount)
             unit = value.get("unit", "1")
-            return Kind.QUANTITY, amount if unit == "1" else f"{amount} {unit.removeprefix(ENTITY_IRI)}"
+            return _QUANTITY, amount if unit == "1" else f"{amount} {unit.removeprefix(ENTITY_IRI)}"
         if vtype == "monolingualtext":
-            return Kind.MONOLINGUAL, f"{value['text']}@{value['language']}"
+            return _MONOLINGUAL, f"{value['text']}@{value['language']}"
         if vtype == "globecoordinate":
-            return Kind.COORDINATE, f"{float(value['latitude'])!r},{float(value['longitude'])!r}"
+            return _COORDINATE, f"{float(value['latitude'])!r},{float(value['longitude'])!r}"
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, UnknownDatavalue):
             raise

@@ -1,0 +1,146 @@
+"""`make bench` end to end on a tiny size: every figure lands in bench.json, and both verifications agree."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "scripts" / "bench.py"
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from synthetic_dumps import dump_pair  # noqa: E402
+
+from timelyqa.wikidata.dump import BadLine, DumpReader  # noqa: E402
+from timelyqa.wikidata.statements import read_statements, read_truthy  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], str, Path]:
+    tmp = tmp_path_factory.mktemp("bench")
+    out = tmp / "out" / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--triples", "20000", "--verify-triples", "20000", "--questions", "150",
+         "--cache", str(tmp / "cache"), "--out", str(out), "--no-fail"],
+        capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    return json.loads(out.read_text()), proc.stdout, tmp / "cache"
+
+
+def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, float], str, Path]) -> None:
+    figures, _, _ = bench
+    expected = {"scan_seconds", "delta_seconds", "delta_over_scan", "delta_peak_rss_mb", "triples_t0", "triples_t1",
+                "verify_batched_qps", "verify_single_qps", "verify_speedup", "verify_questions", "verify_agreeing"}
+    assert expected <= figures.keys()
+    bad = {k: v for k, v in figures.items() if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0}
+    assert not bad
+    # The delta really ran on dumps of the asked size, and found a few % of the triples changed.
+    assert 15_000 < figures["triples_t0"] < 25_000
+    assert 0.01 * figures["triples_t1"] < figures["delta_triples"] < 0.1 * figures["triples_t1"]
+    # The ratio is computed before the seconds are rounded for printing: on tiny runs that is a few %.
+    assert figures["delta_over_scan"] == pytest.approx(figures["delta_seconds"] / figures["scan_seconds"], rel=0.05)
+
+
+def test_batched_and_single_verification_agree_on_every_question(bench: tuple[dict[str, float], str, Path]) -> None:
+    figures, stdout, _ = bench
+    assert figures["verify_questions"] >= 100
+    assert figures["verify_single_questions"] == figures["verify_questions"]
+    assert figures["verify_agreeing"] == figures["verify_questions"]
+    assert sum(figures[f"verify_questions_L{n}"] for n in (1, 2, 3)) == figures["verify_questions"]
+    assert "same outcome both ways" in stdout and "delta / scan" in stdout
+
+
+def test_synthetic_dumps_are_real_dump_format_and_cached(bench: tuple[dict[str, float], str, Path]) -> None:
+    _, _, cache = bench
+    meta = next(cache.glob("*-20000-seed0-*/meta.json"))
+    written = meta.stat().st_mtime_ns
+    pair = dump_pair(cache, triples=20000)  # the bench's own pair: found in the cache, not written again
+    assert pair.t0.parent == meta.parent and meta.stat().st_mtime_ns == written
+    with gzip.open(pair.t1, "rb") as f:
+        lines = f.read().split(b"\n")
+    assert lines[0] == b"[" and lines[-2] == b"]" and lines[-1] == b""
+    body = lines[1:-2]
+    assert all(line.endswith(b",") for line in body[:-1]) and not body[-1].endswith(b",")
+    items = [orjson.loads(line.rstrip(b",")) for line in body]
+    human = next(e for e in items if e.get("claims", {}).get("P31", [{}])[0].get("mainsnak", {})
+                 .get("datavalue", {}).get("value", {}).get("id") == "Q5")
+    statement = human["claims"]["P31"][0]
+    assert {"mainsnak", "type", "id", "rank"} <= statement.keys() and statement["id"].startswith(human["id"] + "$")
+    assert len(human["labels"]) >= 1 and "sitelinks" in human and human["modified"].endswith("Z")
+    assert any("references" in st for claims in human["claims"].values() for st in claims)
+    assert any(b"\\/" in line for line in body)  # "/" escaped as Wikidata's dumps write it
+
+
+def test_synthetic_dumps_are_deterministic_by_seed(tmp_path: Path) -> None:
+    a = dump_pair(tmp_path / "a", triples=3000, seed=7)
+    b = dump_pair(tmp_path / "b", triples=3000, seed=7)
+    c = dump_pair(tmp_path / "c", triples=3000, seed=8)
+    assert a.t0.read_bytes() == b.t0.read_bytes() and a.t1.read_bytes() == b.t1.read_bytes()
+    assert a.t0.read_bytes() != c.t0.read_bytes()
+    assert a.t0.read_bytes() != a.t1.read_bytes()
+
+
+# The optimised readers the bench drove must say exactly what the plain ones say.
+
+def _claim(rank: object, snak: object, sid: str | None = "Q1$x") -> dict[str, object]:
+    claim: dict[str, object] = {"mainsnak": snak, "type": "statement"}
+    if rank is not None:
+        claim["rank"] = rank
+    if sid:
+        claim["id"] = sid
+    return claim
+
+
+def _value(datavalue: object) -> dict[str, object]:
+    return {"snaktype": "value", "property": "P1", "datavalue": datavalue}
+
+
+ITEM = {"type": "wikibase-entityid", "value": {"entity-type": "item", "numeric-id": 5, "id": "Q5"}}
+NUMERIC = {"type": "wikibase-entityid", "value": {"entity-type": "item", "numeric-id": 7}}
+TRICKY = [
+    _claim("normal", _value(ITEM)), _claim("preferred", _value(NUMERIC)), _claim("deprecated", _value(ITEM)),
+    _claim(None, _value({"type": "string", "value": "x"})), _claim("bogus", _value(ITEM)), _claim(["x"], _value(ITEM)),
+    _claim("normal", {"snaktype": "somevalue"}), _claim("preferred", {"snaktype": "novalue"}),
+    _claim("normal", "not a snak"), _claim("normal", {"snaktype": "value"}),
+    _claim("normal", _value({"type": "wikibase-entityid", "value": {"id": "Q0"}})),
+    _claim("normal", _value({"type": "string", "value": 3})), _claim("normal", _value({"type": "globe"})),
+    _claim("normal", _value({"type": "time", "value": {"time": "+2001-02-03T00:00:00Z", "precision": 11}})),
+    _claim("normal", _value({"type": "quantity", "value": {"amount": "+1.5", "unit": "1"}}), sid=None),
+    "not a claim",
+]
+
+
+def test_column_reader_agrees_with_read_statements() -> None:
+    rng = random.Random(0)
+    for n in range(3000):
+        claims: dict[str, object] = {f"P{j}": rng.sample(TRICKY, rng.randrange(0, 5)) for j in range(rng.randrange(5))}
+        if n % 50 == 0:
+            claims["P99"] = "not a list"
+        entity = {"id": f"Q{n + 1}", "claims": claims}
+        expected = read_statements(entity)
+        s, p, o, k, bad = ["kept"], ["kept"], ["kept"], ["kept"], []  # columns already hold earlier rows
+        counts = read_truthy(entity, s, p, o, k, bad)
+        assert list(zip(s[1:], p[1:], o[1:], k[1:], strict=True)) == [
+            (st.subject, st.prop, st.form, st.kind.value) for st in expected.truthy]
+        assert counts == (len(expected.statements), len(expected.truthy), expected.other_snaks)
+        assert bad == expected.bad and s[0] == "kept"
+
+
+def test_dump_reader_reads_concatenated_members_and_reports_a_cut_file(tmp_path: Path) -> None:
+    lines = [b'{"type":"item","id":"Q%d","claims":{}}' % i for i in range(1, 2001)]
+    body = b"[\n" + b",\n".join(lines) + b"\n]\n"
+    whole = tmp_path / "members.json.gz"
+    whole.write_bytes(gzip.compress(body[:30_000]) + b"\0" * 8 + gzip.compress(body[30_000:]))
+    assert [e["id"] for e in DumpReader(whole)] == [f"Q{i}" for i in range(1, 2001)]
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(gzip.compress(body, compresslevel=1)[:-2000])
+    items = list(DumpReader(cut))
+    assert isinstance(items[-1], BadLine) and items[-1].reason == "truncated_file"
+    assert 0 < len(items) - 1 < 2000 and all(isinstance(e, dict) for e in items[:-1])
