@@ -326,7 +326,6 @@ def test_run_stops_before_writing_anything(tmp_path: Path, good_dump: Path, name
     assert not out.exists()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: check_dump and DumpReader never close the dump file they open")
 def test_reading_a_dump_closes_the_file(tmp_path: Path, good_dump: Path) -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
@@ -335,3 +334,14 @@ def test_reading_a_dump_closes_the_file(tmp_path: Path, good_dump: Path) -> None
         gc.collect()
     leaked = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
     assert leaked == []
+
+
+def test_a_plain_dump_cut_before_its_closing_bracket_is_reported(tmp_path: Path) -> None:
+    """A plain file has no checksum to fail: the missing ']' is the only sign that T0 is not whole."""
+    whole = [json.dumps({"type": "item", "id": f"Q{n}", "labels": {}, "claims": {}}) for n in (1, 2, 3)]
+    cut = tmp_path / "cut.json"
+    cut.write_text("[\n" + ",\n".join(whole[:2]) + ",\n")
+    info = read_snapshot(cut, tmp_path / "snap", rdf=False)
+    assert info.entities == 2
+    assert info.bad == {"truncated_file": 1}
+    assert "without the closing ']'" in pl.read_parquet(tmp_path / "snap" / "bad.parquet")["detail"][0]

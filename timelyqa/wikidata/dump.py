@@ -43,6 +43,10 @@ class _HashingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
     def readinto(self, buffer: Any) -> int:
         n = self._raw.readinto(buffer)
         if n:
@@ -63,7 +67,7 @@ def check_dump(path: Path) -> None:
     if not path.is_file():
         raise ConfigError(f"{path}: not a file")
     try:
-        with _open_text(path, _HashingReader(path.open("rb"))) as f:
+        with _HashingReader(path.open("rb")) as raw, _open_text(path, raw) as f:
             first = next((line.strip() for line in f if line.strip()), b"")
     except (OSError, EOFError, zlib.error) as exc:
         raise ConfigError(f"{path}: cannot be read as a {compression(path)} file: {exc}") from exc
@@ -103,6 +107,7 @@ class DumpReader:
 
     def __iter__(self) -> Iterator[dict[str, Any] | BadLine]:
         name = str(self.path)
+        last = b""
         try:
             rest = b""
             for piece in _pieces(compression(self.path), self._raw):
@@ -114,6 +119,8 @@ class DumpReader:
                     body = line.strip()
                     if body.endswith(b","):
                         body = body[:-1]
+                    if body:
+                        last = body
                     if body in (b"[", b"]", b""):
                         continue
                     yield _entity(name, self.lines, body)
@@ -122,14 +129,21 @@ class DumpReader:
                 body = rest.strip()
                 if body.endswith(b","):
                     body = body[:-1]
+                last = body or last
                 if body not in (b"[", b"]", b""):
                     yield _entity(name, self.lines, body)
+            if last != b"]":  # a cut plain file ends mid-array: say so rather than read T0 as smaller than it is
+                yield BadLine(name, self.lines + 1, "truncated_file",
+                              f"{name}: ends after line {self.lines} without the closing ']'", "")
         except (EOFError, zlib.error, OSError) as exc:
             yield BadLine(name, self.lines + 1, "truncated_file",
                           f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
-        # Drain what the decompressor left unread so the digest covers the whole file.
-        while self._raw.read(1 << 20):
-            pass
+        finally:
+            try:  # drain what the decompressor left unread so the digest covers the whole file
+                while self._raw.read(1 << 20):
+                    pass
+            finally:
+                self._raw.close()
 
 
 CHUNK = 1 << 16
