@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import socket
 import subprocess
@@ -92,6 +93,12 @@ def test_demo_writes_a_release_that_datasets_loads(demo: tuple[Path, subprocess.
     everything = datasets.load_dataset(str(release), "default", cache_dir=str(tmp_path / "cache"))
     assert test.num_rows > 0
     assert set(everything) == {"train", "validation", "test"}
+    manifest = json.loads((release / "manifest.json").read_text())
+    for config in ("default", "wikidata"):  # every config and split the release declares loads offline
+        loaded = datasets.load_dataset(str(release), config, cache_dir=str(tmp_path / "cache"))
+        assert {split: ds.num_rows for split, ds in loaded.items()} == {
+            split: sum(manifest["files"][p]["rows"] for p in paths)
+            for split, paths in manifest["configs"][config]["splits"].items()}
     assert {row["level"] for split in everything.values() for row in split} == {"L1", "L2", "L3"}
     assert all(row["verification"]["passed"] and row["verification"]["result_count"] == 1 for row in test)
     assert "funnel" in proc.stderr  # the funnel table is shown to the user

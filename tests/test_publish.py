@@ -413,3 +413,18 @@ def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(
     shown = json.dumps([a.model_dump(mode="json") for a in artifacts]) + "\n".join(log.message for log in logs)
     assert result["commit"] in shown and f"{REPO}@{V1}" in shown  # the summary is there...
     assert TOKEN not in shown + json.dumps(run.model_dump(mode="json"))  # ...and the token is not
+
+
+def test_every_config_and_split_of_the_demo_release_loads_at_its_tag(hub: HubServer, tmp_path: Path) -> None:
+    """The release `make demo` writes, published and read back whole through HF_ENDPOINT at its tag."""
+    cli = Path(sys.executable).with_name("timelyqa")
+    proc = subprocess.run([str(cli), "demo", "--out", str(tmp_path / "demo")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "TIMELYQA_QUIET": "1"})
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    release = tmp_path / "demo" / "release"
+    result = publish(hub, release)
+    frames, _ = load_tag(hub, result.tag, release, tmp_path / "read", [])
+    assert {key.split(".")[0] for key in frames} == {"default", "wikidata"}
+    for key, got in frames.items():
+        config, split = key.split(".")
+        assert_frame_equal(got, pl.read_parquet(release / splits_of(release)[config][split]), check_dtypes=True)
