@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -62,10 +63,21 @@ def artifacts_of(state: State) -> dict[str, Any]:
     return {a.key: a for a in found}
 
 
-def task_names(state: State) -> set[str]:
+def task_names(state: State, expect: set[str], *, wait: float = 60.0, settle: float = 1.0) -> set[str]:
+    """The names of the tasks one flow run ran, as the API records them.
+
+    Task runs reach the server as events, recorded after the flow has returned; so read until `expect` is
+    there (or `wait` runs out), then once more after `settle` seconds to catch any stragglers beyond it."""
+    flow_filter = FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id(state)]))
+    deadline = time.monotonic() + wait
     with get_client(sync_client=True) as client:
-        runs = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id(state)])))
-    return {r.name.rsplit("-", 1)[0] for r in runs}
+        while True:
+            names = {r.name.rsplit("-", 1)[0] for r in client.read_task_runs(flow_run_filter=flow_filter)}
+            if expect <= names or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        time.sleep(settle)
+        return {r.name.rsplit("-", 1)[0] for r in client.read_task_runs(flow_run_filter=flow_filter)}
 
 
 def table(artifact: Any) -> list[dict[str, Any]]:
@@ -83,8 +95,9 @@ def test_wikidata_flow_writes_outputs_and_returns_the_manifest(demo_run: tuple[S
     questions = pl.read_parquet(out / "questions.parquet")
     assert questions.height > 0
     assert sum(manifest["rejects"].values()) == pl.read_parquet(out / "rejected.parquet").height
-    assert {"check_inputs", "read_snapshot", "compute_delta", "synthesize_questions", "verify_questions",
-            "write_outputs"} <= task_names(state)
+    every_stage = {"check_inputs", "read_snapshot", "compute_delta", "synthesize_questions", "verify_questions",
+                   "write_outputs"}
+    assert every_stage <= task_names(state, every_stage)
 
 
 def test_wikidata_flow_publishes_the_funnel_and_reject_reasons(demo_run: tuple[State, Path]) -> None:
@@ -115,7 +128,7 @@ def test_missing_dump_fails_in_check_inputs_before_any_work(tmp_path: Path) -> N
     assert "no-such-dump.json.gz" in (state.message or "")
     with pytest.raises(ConfigError):
         state.result()
-    assert task_names(state) == {"check_inputs"}
+    assert task_names(state, {"check_inputs"}) == {"check_inputs"}
     assert not out.exists()
 
 
