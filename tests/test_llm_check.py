@@ -4,6 +4,7 @@ double: tests/test_llm_real.py runs the same check on a real model)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -44,11 +45,21 @@ def test_normalize_drops_case_accents_punctuation_and_articles() -> None:
     assert normalize("  The Café — \u201cLe Dôme\u201d, an icon!  ") == "cafe le dome icon"
 
 
+def by_question(request: dict[str, Any]) -> Step:
+    """The checker's replies chosen by the question asked: ask_all has two requests in flight, so the order in
+    which they arrive is not the order of the rows."""
+    prompt = request["messages"][-1]["content"]
+    if "chancellor" in prompt:
+        return reply({"answer": "Olaf Scholz"})
+    if "capital" in prompt:
+        return reply({"answer": "Berlin"})
+    return Step(content="no idea")
+
+
 def test_a_separate_checker_is_independent_and_sees_only_the_checking_prompt(servers: tuple[ScriptedLLM, ScriptedLLM]
                                                                              ) -> None:
     writer_server, checker_server = servers
-    checker_server.then(reply({"answer": "Olaf Scholz"}), reply({"answer": "Berlin"}), Step(content="no idea"),
-                        Step(content="no idea"), Step(content="no idea"))
+    checker_server.default = by_question
     models = Models.of(client(writer_server, "writer-7b"), client(checker_server, "checker-8b"))
     rows = [{"reference": "Chancellor: Olaf Scholz", "query": "Who is the chancellor of Germany?"},
             {"reference": "Capital: Bonn", "query": "What is the capital?"},
@@ -60,7 +71,7 @@ def test_a_separate_checker_is_independent_and_sees_only_the_checking_prompt(ser
     assert all(c.independent and c.method == "llm-answer-check:independent" for c in checks)
     assert {c.model for c in checks} == {"checker-8b"} and {c.prompt_id for c in checks} == {RAG.id}
     assert writer_server.calls == 0  # the writer is never asked to check itself
-    assert "Chancellor: Olaf Scholz" in checker_server.requests[0]["messages"][-1]["content"]
+    assert any("Chancellor: Olaf Scholz" in r["messages"][-1]["content"] for r in checker_server.requests)
     assert models.usage()["llm_calls"] == checker_server.calls
 
 
