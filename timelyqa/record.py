@@ -77,6 +77,21 @@ class WikidataRecord(QARecord):
     sparql: str
 
 
+class WikipediaRecord(QARecord):
+    """A Wikipedia question: the common fields plus the infobox change it came from and how to re-answer it."""
+
+    page_title: str
+    page_id: int
+    infobox_key: str
+    revision_id: int
+    value_before: str | None
+    recompute: str
+    update_frequency: str
+    domain: str
+    infobox: str
+    first_paragraph: str
+
+
 class Rejected(_Frozen):
     """A candidate or an input that did not make it, with the one reason it was dropped."""
 
@@ -145,9 +160,17 @@ WIKIDATA_SCHEMA = pl.Schema({
     "delta_triple": pl.List(pl.String()), "sparql": pl.String(),
 })
 
+WIKIPEDIA_SCHEMA = pl.Schema({
+    **RECORD_SCHEMA, "page_title": pl.String(), "page_id": pl.Int64(), "infobox_key": pl.String(),
+    "revision_id": pl.Int64(), "value_before": pl.String(), "recompute": pl.String(),
+    "update_frequency": pl.String(), "domain": pl.String(), "infobox": pl.String(), "first_paragraph": pl.String(),
+})
+"""`recompute` is JSON ({"page", "page_id", "key"}): the rule that answers the question on any date."""
+
 REJECTED_SCHEMA = pl.Schema({"source": pl.String(), "stage": pl.String(), "reason": pl.String(),
                              "detail": pl.String(), "item": pl.String()})
 
 SCHEMAS: dict[type[BaseModel], pl.Schema] = {
-    QARecord: RECORD_SCHEMA, WikidataRecord: WIKIDATA_SCHEMA, Rejected: REJECTED_SCHEMA,
+    QARecord: RECORD_SCHEMA, WikidataRecord: WIKIDATA_SCHEMA, WikipediaRecord: WIKIPEDIA_SCHEMA,
+    Rejected: REJECTED_SCHEMA,
 }

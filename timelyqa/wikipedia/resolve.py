@@ -1,0 +1,112 @@
+"""Released Wikipedia questions answered on another date: each row's recompute rule against a dump or the API.
+
+`timelyqa wikipedia answer` reads the questions of a source output folder or a release, and gives
+every question the value its page's infobox held at the last revision at or before the date, as
+DailyQA's answer script does, beside the answer the release stored at its `as_of`.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import polars as pl
+
+from timelyqa.errors import ConfigError, SourceContractError
+from timelyqa.record import REJECTED_SCHEMA, Rejected, to_frame
+from timelyqa.wikipedia.answer import Rule, answers_on
+from timelyqa.wikipedia.api import answer_at
+from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
+from timelyqa.wikipedia.dump import check_dump
+
+ANSWERS_SCHEMA = pl.Schema({
+    "id": pl.String(), "question": pl.String(), "date": pl.Datetime("us", "UTC"), "answer": pl.String(),
+    "answer_as_of": pl.String(), "as_of": pl.Datetime("us", "UTC"), "changed": pl.Boolean(),
+})
+"""One row per question: its answer at `date` (null when the page or key did not exist then), the stored
+answer and the moment it was true, and whether they differ."""
+
+
+@dataclass(frozen=True)
+class Answers:
+    rows: pl.DataFrame
+    rejected: list[Rejected]
+
+    def summary(self) -> str:
+        answered = self.rows.filter(pl.col("answer").is_not_null()).height
+        changed = self.rows.filter(pl.col("changed")).height
+        return (f"{self.rows.height} questions: {answered} answered on that date, {changed} differ from the stored "
+                f"answer, {self.rows.height - answered} without an answer then")
+
+
+def read_questions(path: Path) -> pl.DataFrame:
+    """The Wikipedia questions of a source output folder (questions.parquet), a release folder (its `wikipedia`
+    config), or one parquet file; a ConfigError names what is wrong."""
+    path = Path(path)
+    if path.is_file():
+        files = [path]
+    elif (path / "questions.parquet").is_file():
+        files = [path / "questions.parquet"]
+    else:
+        files = sorted((path / "wikipedia").glob("*.parquet"))
+    if not files:
+        raise ConfigError(f"{path}: no Wikipedia questions (no questions.parquet, wikipedia/*.parquet or parquet file)")
+    try:
+        frame = pl.concat([pl.read_parquet(f, columns=["id", "question", "answer", "as_of", "recompute"])
+                           for f in files], how="vertical")
+    except Exception as exc:  # polars raises several kinds for a file that is not parquet or lacks a column
+        raise ConfigError(f"{path}: not Wikipedia questions with a recompute rule ({' '.join(str(exc).split())[:200]})"
+                          ) from exc
+    return frame.unique("id", keep="first", maintain_order=True)
+
+
+def answer_questions(questions: pl.DataFrame, when: datetime, *, dump: Path | None = None,
+                     api: ApiSettings | None = None) -> Answers:
+    """Every question's answer at `when`, from a dump with history (one streamed pass) or the live API."""
+    if when.tzinfo is None:
+        raise ConfigError(f"{when.isoformat()}: give the date with a time zone (revisions are in UTC)")
+    rules = [Rule.from_json(text) for text in questions["recompute"]]
+    if dump is not None and api is None:
+        check_dump(Path(dump))
+        found, rejected = answers_on(Path(dump), rules, [when])
+        values = [found[rule][0] for rule in rules]
+    elif api is not None and dump is None:
+        with MediaWikiAPI(api) as client:
+            client.check()
+            with ThreadPoolExecutor(max_workers=api.concurrency) as pool:
+                got = list(pool.map(lambda rule: _answer_at(client, rule, when), rules))
+        values = [value for value, _ in got]
+        rejected = [reject for _, reject in got if reject is not None]
+    else:
+        raise ConfigError("answer from either a dump or the API, not both and not neither")
+    rows = questions.select("id", "question", "answer", "as_of").rename({"answer": "answer_as_of"}).with_columns(
+        pl.lit(when).cast(pl.Datetime("us", "UTC")).alias("date"),
+        pl.Series("answer", values, dtype=pl.String()),
+    )
+    rows = rows.with_columns(pl.col("answer").ne_missing(pl.col("answer_as_of")).alias("changed"))
+    return Answers(rows.select(list(ANSWERS_SCHEMA)).cast(dict(ANSWERS_SCHEMA)), rejected)
+
+
+def _answer_at(client: MediaWikiAPI, rule: Rule, when: datetime) -> tuple[str | None, Rejected | None]:
+    """One answer; a page the API cannot give costs only its own question, kept aside with the reason."""
+    try:
+        return answer_at(client, rule, when), None
+    except SourceContractError as exc:
+        reason = getattr(exc, "reason", "api_error")
+        return None, Rejected(source="wikipedia", stage="answer", reason=str(reason),
+                              detail=f"{client.settings.endpoint}: page {rule.page!r} at {when.isoformat()}: {exc}",
+                              item=json.dumps({"page": rule.page, "page_id": rule.page_id, "key": rule.key},
+                                              sort_keys=True))
+
+
+def write_answers(answers: Answers, out: Path) -> None:
+    """`out` (parquet) and, beside it, `{stem}.rejected.parquet` with what the dump could not give."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    answers.rows.write_parquet(out)
+    rejected = to_frame(answers.rejected, Rejected) if answers.rejected else pl.DataFrame(schema=REJECTED_SCHEMA)
+    rejected.write_parquet(out.with_name(f"{out.stem}.rejected.parquet"))
+

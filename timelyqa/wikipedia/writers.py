@@ -1,0 +1,167 @@
+"""Who writes a Wikipedia question and how it is checked: the offline template writer, or DailyQA's LLM writer.
+
+Both take `Unit`s (DailyQA's data unit: the changed value, its key, the infobox, the page's title, URL
+and first paragraph) and give each a `Written`: the question and how it was verified, or the reason
+it has none. The answer itself was already re-derived from the page's revision by the pipeline; a
+writer only has to put a question to it that names the page's subject, gives nothing away and holds
+no date. The LLM writer then asks the checker model the question with the page as its reference
+(DailyQA's correctness check) and keeps the question only when the checker finds the value.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from timelyqa.llm import prompts
+from timelyqa.llm.check import Models, check_answers
+from timelyqa.llm.client import LLM, Prompt
+from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
+from timelyqa.record import Verification
+from timelyqa.wikipedia.questions import GENERATOR, descriptive, template_question, well_formed
+
+WRITER_PROMPT = "dailyqa/query_writer"
+CHECK_PROMPT = "dailyqa/rag_answerer"
+CHECK_PREFIX = "TIMELYQA_CHECK_LLM_"
+"""Where the checker model's settings come from; the writer's are `TIMELYQA_LLM_*`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One chosen change, ready for a question."""
+
+    title: str
+    url: str
+    key: str
+    value: str
+    infobox: Mapping[str, str]
+    first_paragraph: str
+    rule: str
+    """The recompute rule (JSON): how the question is answered on any date."""
+    where: str
+    """Where the page's revisions were read: `dump:{file name}` or the API's URL."""
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """A question and its verification; `reason` (snake_case) and `detail` say why it is refused, if it is.
+
+    `question` is what was written, refused or not (None when the writer wrote nothing)."""
+
+    question: str | None
+    reason: str | None
+    detail: str
+    generator: str
+    verification: Verification | None
+
+    @property
+    def kept(self) -> bool:
+        return self.reason is None and self.question is not None
+
+
+class Writer(Protocol):
+    generator: str
+
+    def write(self, units: Sequence[Unit]) -> list[Written]: ...
+
+    def usage(self) -> dict[str, float]: ...
+
+
+class TemplateWriter:
+    """'What is the {key's label} of {title}?': offline, deterministic, and checked by rule."""
+
+    generator = GENERATOR
+
+    def write(self, units: Sequence[Unit]) -> list[Written]:
+        return [_form(u, template_question(u.title, u.key), self.generator,
+                      Verification(method="infobox_rederive", query=u.rule, endpoint=u.where, result_count=1,
+                                   passed=True)) for u in units]
+
+    def usage(self) -> dict[str, float]:
+        return {"llm_calls": 0}
+
+
+class LLMWriter:
+    """DailyQA's query writer (Figure 7) on the writer model, its correctness check on the checker model."""
+
+    def __init__(self, models: Models, *, writer_prompt: Prompt | None = None, check_prompt: Prompt | None = None
+                 ) -> None:
+        self.models = models
+        self.writer_prompt = writer_prompt or prompts.get(WRITER_PROMPT)
+        self.check_prompt = check_prompt or prompts.get(CHECK_PROMPT)
+        self.generator = f"{self.writer_prompt.id}+{models.writer.generator}"
+
+    def write(self, units: Sequence[Unit]) -> list[Written]:
+        replies = self.models.writer.ask_all(self.writer_prompt, [_writer_values(u) for u in units])
+        out: list[Written | None] = []
+        asked: list[tuple[int, Unit, str]] = []
+        for unit, reply in zip(units, replies, strict=True):
+            query = getattr(reply.value, "query", None)
+            if not reply.ok or not isinstance(query, str) or not query.strip():
+                reason = f"writer_{reply.reason}" if reply.reason else "writer_empty_question"
+                out.append(Written(None, reason, f"the writer gave no question: {reply.detail or 'an empty one'}",
+                                   self.generator, None))
+                continue
+            formed = _form(unit, " ".join(query.split()), self.generator, None)
+            if not formed.kept:
+                out.append(formed)
+            else:
+                out.append(None)
+                asked.append((len(out) - 1, unit, formed.question or ""))
+        checks = check_answers(self.models, self.check_prompt,
+                               [{"reference": reference(u), "query": q} for _, u, q in asked],
+                               [u.value for _, u, _ in asked])
+        for (at, unit, question), check in zip(asked, checks, strict=True):
+            verification = Verification(method=check.method, query=f"{check.prompt_id}: {question}",
+                                        endpoint=f"llm:{check.model}", result_count=int(check.answer is not None),
+                                        passed=check.passed)
+            detail = f"the checker gave no answer: {check.detail}" if check.answer is None else check.detail
+            out[at] = Written(question, check.reason, detail, self.generator, verification)
+        return [w for w in out if w is not None]
+
+    def usage(self) -> dict[str, float]:
+        return self.models.usage()
+
+
+def llm_writer(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api_key: str | None = None,
+               check_api_key: str | None = None) -> LLMWriter:
+    """The LLM writer as `TIMELYQA_LLM_*` (writer) and `TIMELYQA_CHECK_LLM_*` (checker, optional) configure it,
+    both models checked before any work.
+
+    Replies are cached in `cache_dir` unless `TIMELYQA_LLM_CACHE_DIR` says where, so that a re-run costs no call.
+    Without a checker of its own the writer checks itself, and every record says the check was not independent.
+    """
+    env = dict(os.environ if environ is None else environ)
+    writer = LLMSettings.from_env(environ=env, cache_dir=env.get(f"{ENV_PREFIX}CACHE_DIR") or cache_dir,
+                                  api_key=api_key)
+    checker = None
+    if env.get(f"{CHECK_PREFIX}MODEL") or env.get(f"{CHECK_PREFIX}BASE_URL"):
+        checker = LLMSettings.from_env(CHECK_PREFIX, environ=env, cache_dir=env.get(f"{CHECK_PREFIX}CACHE_DIR")
+                                       or writer.cache_dir, api_key=check_api_key)
+    models = Models.of(LLM(writer), LLM(checker) if checker else None)
+    models.writer.preflight()
+    if models.checker is not models.writer:
+        models.checker.preflight()
+    return LLMWriter(models)
+
+
+def reference(unit: Unit) -> str:
+    """What the checker reads, as the paper gives it: the page's title, first paragraph and infobox."""
+    return f"Title: {unit.title}\n{unit.first_paragraph}\nInfobox: {dict(unit.infobox)!r}"
+
+
+def _writer_values(unit: Unit) -> dict[str, str]:
+    return {"value": unit.value, "name": unit.key, "infobox": repr(dict(unit.infobox)), "title": unit.title,
+            "url": unit.url, "first_paragraph": unit.first_paragraph}
+
+
+def _form(unit: Unit, question: str, generator: str, verification: Verification | None) -> Written:
+    """The rule checks on a question's text: it names the subject, gives nothing away, holds no date."""
+    failed = descriptive(question, unit.title, unit.infobox) or well_formed(question, unit.value, unit.title,
+                                                                           unit.infobox)
+    if failed:
+        return Written(question, failed.value, f"{question!r} -> {unit.value!r} ({failed.value})", generator, None)
+    return Written(question, None, "", generator, verification)
