@@ -154,6 +154,9 @@ def report(f: dict[str, float]) -> list[str]:
     print(f"  one query per question, in turn      {f['verify_single_qps']:10,.0f} questions/s  "
           f"({f['verify_single_seconds']:.2f} s){extrapolated}; an empty query's round trip: "
           f"{f['verify_roundtrip_ms']:.2f} ms")
+    for level in sorted(k.rsplit("_", 1)[1] for k in f if k.startswith("verify_speedup_")):
+        print(f"    {level}: {f[f'verify_batched_qps_{level}']:8,.0f} against {f[f'verify_single_qps_{level}']:6,.0f} "
+              f"questions/s, {f[f'verify_speedup_{level}']:.1f}x")
     ok = f["verify_speedup"] >= SPEEDUP_TARGET
     print(f"  speed-up: {f['verify_speedup']:.1f}x   target >= {SPEEDUP_TARGET:.0f}x   {'ok' if ok else 'MISSED'}")
     if not ok:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import urllib.error
@@ -9,14 +10,25 @@ import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import polars as pl
 import pytest
 
+from tests.worldgen import make_world
 from timelyqa.errors import TransientSourceError
 from timelyqa.oxigraph import LocalOxigraph, free_port
 from timelyqa.sparql import SparqlEndpoint
-from timelyqa.wikidata.query import Const, Pattern, Query, Var
+from timelyqa.wikidata import pipeline
+from timelyqa.wikidata.query import Const, Pattern, Query, Var, from_json
 from timelyqa.wikidata.values import Kind, rdf_term
-from timelyqa.wikidata.verify import Outcome, batch_query, check, expected_lexical, verify_all
+from timelyqa.wikidata.verify import (
+    Outcome,
+    batch_query,
+    check,
+    expected_lexical,
+    join_order,
+    shape_query,
+    verify_all,
+)
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -97,6 +109,11 @@ CASES: dict[str, tuple[Query, int, tuple[Kind, str] | None, str | None]] = {
     "writer_with_citizenship": (
         Query((Pattern(X, "P106", item("Q36180")), Pattern(X, "P27", Y1))), 1, (Kind.ENTITY, "Q8"), None,
     ),
+    # A chain with a constant at both ends: planned from the rarer one (one capital named London, two humans).
+    "human_citizen_of_a_country_with_capital_london": (
+        Query((Pattern(X, "P31", item("Q5")), Pattern(X, "P27", Y1), Pattern(Y1, "P36", item("Q84")))),
+        1, (Kind.ENTITY, "Q42"), None,
+    ),
     "born_that_day": (Query((Pattern(X, "P569", Const(Kind.TIME, BIRTH)),)), 1, (Kind.ENTITY, "Q42"), None),
     "wrong_capital": (Query((Pattern(item("Q30"), "P36", X),)), 1, (Kind.ENTITY, "Q84"), "sparql_wrong_answer"),
     "official_name": (Query((Pattern(item("Q145"), "P1448", X),)), 2, None, "sparql_not_unique"),
@@ -117,10 +134,13 @@ def endpoint(oxigraph: LocalOxigraph) -> SparqlEndpoint:
     return SparqlEndpoint(oxigraph.query_url, backoff=0.001)
 
 
-def test_verify_all_gives_each_question_its_outcome(endpoint: SparqlEndpoint) -> None:
+@pytest.mark.parametrize("plan", [True, False])
+def test_verify_all_gives_each_question_its_outcome(endpoint: SparqlEndpoint, plan: bool) -> None:
     before = endpoint.calls
-    outcomes = verify_all(endpoint, {key: case[0] for key, case in CASES.items()})
-    assert endpoint.calls - before == 1
+    outcomes = verify_all(endpoint, {key: case[0] for key, case in CASES.items()}, plan=plan)
+    # Two batches, one for each request in flight; planning adds a count request for each end of the one
+    # two-ended chain.
+    assert endpoint.calls - before == (2 + 2 if plan else 2)
     assert set(outcomes) == set(CASES)
     for key, (_, count, value, reason) in CASES.items():
         assert outcomes[key].count == count, key
@@ -158,11 +178,12 @@ def bulk() -> dict[str, Query]:
     return items
 
 
-def test_batches_cost_one_call_each_and_agree_with_single_queries(endpoint: SparqlEndpoint) -> None:
+@pytest.mark.parametrize("plan", [True, False])
+def test_batches_cost_one_call_each_and_agree_with_single_queries(endpoint: SparqlEndpoint, plan: bool) -> None:
     items = bulk()
     before = endpoint.calls
-    outcomes = verify_all(endpoint, items, batch_size=200)
-    assert endpoint.calls - before == math.ceil(500 / 200)
+    outcomes = verify_all(endpoint, items, batch_size=200, plan=plan)
+    assert endpoint.calls - before == math.ceil(500 / 200) + (2 if plan else 0)
     assert {o.count for o in outcomes.values()} == {0, 1, 2}
     for key, query in items.items():
         rows = endpoint.select(query.sparql())  # the standalone query stops at 2 rows
@@ -170,14 +191,17 @@ def test_batches_cost_one_call_each_and_agree_with_single_queries(endpoint: Spar
         assert outcomes[key].answer == (rows[0]["x"] if len(rows) == 1 else None), key
 
 
-def test_a_bad_query_costs_only_itself(endpoint: SparqlEndpoint) -> None:
+@pytest.mark.parametrize("plan", [True, False])
+def test_a_bad_query_costs_only_itself(endpoint: SparqlEndpoint, plan: bool) -> None:
     items = {key: case[0] for key, case in CASES.items()}
-    items["broken"] = Query((Pattern(X, "P31", Const(Kind.ENTITY, "Q5 }")),))  # 400 from the server
-    outcomes = verify_all(endpoint, items)
+    # A 400 from the server, for the batch and (with plan) for the count request too.
+    items["broken"] = Query((Pattern(X, "P31", Const(Kind.ENTITY, "Q5 }")), Pattern(X, "P27", Y1),
+                             Pattern(Y1, "P36", item("Q84"))))
+    outcomes = verify_all(endpoint, items, plan=plan)
     assert outcomes["broken"].count == -1 and "400" in (outcomes["broken"].reason or "")
     assert check(outcomes["broken"], Kind.ENTITY, "Q5") == "sparql_unverifiable"
     assert {k: o for k, o in outcomes.items() if k != "broken"} == verify_all(
-        endpoint, {key: case[0] for key, case in CASES.items()}
+        endpoint, {key: case[0] for key, case in CASES.items()}, plan=plan
     )
 
 
@@ -215,43 +239,55 @@ def html_proxy(oxigraph: LocalOxigraph) -> Iterator[str]:
     server.server_close()
 
 
-def test_html_mid_run_marks_only_the_queries_it_hits(html_proxy: str, endpoint: SparqlEndpoint) -> None:
+@pytest.mark.parametrize("plan", [True, False])
+def test_html_mid_run_marks_only_the_queries_it_hits(html_proxy: str, endpoint: SparqlEndpoint, plan: bool) -> None:
     marked = {
         "m1": Query((Pattern(X, "P214", Const(Kind.STRING, MARKER)),)),
-        "m2": Query((Pattern(item("Q42"), "P27", Y1), Pattern(Y1, "P1448", Const(Kind.STRING, MARKER)))),
+        "m2": Query((Pattern(X, "P31", item("Q5")), Pattern(X, "P27", Y1),
+                     Pattern(Y1, "P1448", Const(Kind.STRING, MARKER)))),
     }
     cases = list(CASES.items())
-    # The marked queries sit inside the second and fourth batches of 8, between normal ones.
+    # 35 queries dealt into 5 batches of 7: the marked ones land in the first and third, among normal ones.
     items = dict(
         [(k, c[0]) for k, c in cases[:10]] + [("m1", marked["m1"])] + [(k, c[0]) for k, c in cases[10:]]
         + [(f"q{i}", Query((Pattern(item(f"Q{1000 + i}"), "P1082", X),))) for i in range(12)]
-        + [("m2", marked["m2"])] + [(f"q{i}", Query((Pattern(item(f"Q{1000 + i}"), "P1082", X),))) for i in range(12, 20)]
+        + [("m2", marked["m2"])] + [(f"q{i}", Query((Pattern(item(f"Q{1000 + i}"), "P1082", X),))) for i in range(12, 19)]
     )
-    assert list(items).index("m1") // 8 == 1 and list(items).index("m2") // 8 == 3
+    assert len(items) == 35 and list(items).index("m1") % 5 == 0 and list(items).index("m2") % 5 == 2
     proxied = SparqlEndpoint(html_proxy, backoff=0.001)
-    outcomes = verify_all(proxied, items, batch_size=8)
+    outcomes = verify_all(proxied, items, batch_size=8, plan=plan)
     assert set(outcomes) == set(items)
     for key in marked:
         assert outcomes[key].count == -1 and "text/html" in (outcomes[key].reason or "")
         assert check(outcomes[key], Kind.ENTITY, "Q42") == "sparql_unverifiable"
     clean = {k: q for k, q in items.items() if k not in marked}
-    assert {k: o for k, o in outcomes.items() if k not in marked} == verify_all(endpoint, clean)
-    # 5 batches; each of the two hit is split 8 -> 4 -> 2 -> 1: 6 more requests each.
-    assert proxied.calls == 5 + 2 * 6
+    assert {k: o for k, o in outcomes.items() if k not in marked} == verify_all(endpoint, clean, plan=plan)
+    # 5 batches; each of the two hit is split 7 -> 3 + 4 -> ... -> 1: 6 more requests each. With plan, the
+    # two count requests come first; the one with m2's marker fails alone, and m2 keeps its written order.
+    assert proxied.calls == 5 + 2 * 6 + (2 if plan else 0)
 
 
-def test_transient_failure_propagates() -> None:
+@pytest.mark.parametrize("plan", [True, False])
+def test_transient_failure_propagates(plan: bool) -> None:
     dead = SparqlEndpoint(f"http://127.0.0.1:{free_port()}/query", retries=1, backoff=0.001)
     with pytest.raises(TransientSourceError):
-        verify_all(dead, {key: case[0] for key, case in CASES.items()})
-    assert dead.calls == 2
+        verify_all(dead, {key: case[0] for key, case in CASES.items()}, plan=plan)
+    # Each request is tried twice; the two count requests give up on their own, the two batches propagate.
+    assert dead.calls == (2 * 2 + 2 * 2 if plan else 2 * 2)
 
 
 def test_batch_query_is_one_grouped_select() -> None:
     text = batch_query({key: case[0] for key, case in CASES.items()})
     assert text.count("UNION") == len(CASES) - 1
     assert text.count("GROUP BY") == 1 and "PREFIX wdt:" in text
-    assert '"odd \\"key\\" \\\\ with\\nnewline é"' in text
+    assert "odd" not in text  # queries are tagged by position: any key is safe
+
+
+def test_shape_query_has_one_branch_per_shape() -> None:
+    text = shape_query({key: case[0] for key, case in CASES.items()})
+    shapes = {tuple((isinstance(pt.s, Var), isinstance(pt.o, Var)) for pt in case[0].patterns) for case in CASES.values()}
+    assert text.count("VALUES") == len(shapes) == 6 and text.count("UNION") == len(shapes) - 1
+    assert text.count("GROUP BY") == 1 and "PREFIX wdt:" in text
 
 
 def test_fixture_file_has_the_deprecated_statement_in_p_only(oxigraph: LocalOxigraph, endpoint: SparqlEndpoint) -> None:
@@ -268,3 +304,70 @@ def test_batches_in_flight_together_give_the_same_outcomes(endpoint: SparqlEndpo
     four = verify_all(endpoint, queries, batch_size=7, concurrency=4)
     assert one == four and len(one) == len(queries)
     assert {o.count for o in one.values()} >= {0, 1}
+
+
+# Planned batches against one query per question, on generated questions ----------------------------
+
+def test_join_order_starts_from_the_rarer_end_and_never_crosses() -> None:
+    a, b, c = (Pattern(X, "P433", Const(Kind.STRING, "9")), Pattern(X, "P2860", Y1),
+               Pattern(Y1, "P577", Const(Kind.TIME, BIRTH)))
+    chain = Query((a, b, c))
+    assert join_order(chain, {a: 2000, c: 3}).patterns == (c, b, a)
+    assert join_order(chain, {a: 3, c: 2000}).patterns == (a, b, c)
+    assert join_order(chain, {}).patterns == (a, b, c)  # nothing counted: the written order
+    assert join_order(chain, {a: 2000}).patterns == (a, b, c)  # c's count failed: not ranked after a for that
+    star = Query((Pattern(X, "P31", item("Q5")), Pattern(X, "P27", item("Q145"))))
+    assert join_order(star, {star.patterns[0]: 900, star.patterns[1]: 40}).patterns == star.patterns[::-1]
+    # After ?y1's rare pattern, the join to ?x comes before ?x's own constant, which would be a cross product.
+    d = Pattern(X, "P106", item("Q36180"))
+    assert join_order(Query((d, b, c)), {d: 50, c: 1}).patterns == (c, b, d)
+
+
+Case = tuple[Query, Kind, str]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SparqlEndpoint, dict[str, Case]]]:
+    """The pipeline's own L1/L2/L3 candidates for a generated world, served from its T1 RDF, and variants of
+    them that must fail: another question's answer, a constant nobody has, a constraint dropped."""
+    work = tmp_path_factory.mktemp("generated")
+    before, after = make_world(4242).write(work)
+    t0 = pipeline.read_snapshot(before, work, "t0", rdf=False)
+    t1 = pipeline.read_snapshot(after, work, "t1", rdf=True)
+    delta = pipeline.compute_delta(t0, t1, work)
+    rows = pl.read_parquet(pipeline.synthesize(t1, delta, work, pipeline.Settings(seed=0))).sort("id").to_dicts()
+    cases: dict[str, Case] = {}
+    for n, row in enumerate(rows):
+        query, kind, answer = from_json(json.loads(row["query_json"])), Kind(row["answer_kind"]), row["answer_id"]
+        cases[row["id"]] = (query, kind, answer)
+        cases[f"{row['id']}-reversed"] = (Query(query.patterns[::-1]), kind, answer)
+        other = rows[(n + 1) % len(rows)]
+        if other["answer_kind"] == row["answer_kind"] and other["answer_id"] != answer:
+            cases[f"{row['id']}-other-answer"] = (query, kind, other["answer_id"])
+        first = next(i for i, pt in enumerate(query.patterns) if isinstance(pt.s, Const) or isinstance(pt.o, Const))
+        pt = query.patterns[first]
+        nobody = Pattern(item("Q987654321"), pt.p, pt.o) if isinstance(pt.s, Const) else Pattern(
+            pt.s, pt.p, item("Q987654321"))
+        cases[f"{row['id']}-nobody"] = (Query((*query.patterns[:first], nobody, *query.patterns[first + 1:])),
+                                        kind, answer)
+        if len(query.patterns) > 1:
+            cases[f"{row['id']}-wider"] = (Query(query.patterns[:1]), kind, answer)
+    with LocalOxigraph(t1 / "rdf.nt", workdir=work) as server:
+        yield SparqlEndpoint(server.query_url), cases
+
+
+@pytest.mark.parametrize("plan", [True, False])
+def test_batches_give_every_generated_question_the_verdict_of_its_own_query(
+        generated: tuple[SparqlEndpoint, dict[str, Case]], plan: bool) -> None:
+    endpoint, cases = generated
+    batched = verify_all(endpoint, {key: case[0] for key, case in cases.items()}, batch_size=97, plan=plan)
+    verdicts = set()
+    for key, (query, kind, answer) in cases.items():
+        rows = endpoint.select(query.sparql())  # SELECT DISTINCT ?x ... LIMIT 2, as a user would ask
+        alone = Outcome(len(rows), rows[0]["x"] if len(rows) == 1 else None)
+        assert (min(batched[key].count, 2), batched[key].answer) == (alone.count, alone.answer), key
+        assert check(batched[key], kind, answer) == check(alone, kind, answer), key
+        verdicts.add(check(alone, kind, answer))
+    assert verdicts == {None, "sparql_no_answer", "sparql_not_unique", "sparql_wrong_answer"}
+    assert sum(len(case[0].patterns) == 3 for case in cases.values()) >= 10  # L3 chains, planned and not
+    assert len(cases) > 200 and sum(batched[key].count == 1 for key in cases) > 100
