@@ -10,8 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from datetime import timedelta
+
 import datasets
+import polars as pl
 import pytest
+
+from tests.mwapi import MediaWikiDouble
+from tests.wikiworld import World, make_world, value_at, write_export
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
@@ -131,3 +137,93 @@ def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.Comple
     proc = timelyqa("export", "verl", demo[0], "--out", tmp_path / "x", "--config", "news")
     assert proc.returncode == 2
     assert "no config 'news'" in error_line(proc)
+
+
+# timelyqa wikipedia ----------------------------------------------------------------------------------------
+
+UA = "timelyqa-tests/0.1 (https://example.org/timelyqa; tests@example.org)"
+
+
+@pytest.fixture(scope="module")
+def wiki(tmp_path_factory: pytest.TempPathFactory) -> tuple[World, Path]:
+    world = make_world(21, pages=24)
+    return world, write_export(world.pages, tmp_path_factory.mktemp("wiki") / "history.xml.bz2")
+
+
+def test_wikipedia_from_a_dump_then_answers_on_other_dates(wiki: tuple[World, Path], tmp_path: Path) -> None:
+    world, dump = wiki
+    out = tmp_path / "wikipedia"
+    proc = timelyqa("wikipedia", "--dump", dump, "--start", world.start.isoformat(), "--end", world.end.isoformat(),
+                    "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    questions = pl.read_parquet(out / "questions.parquet")
+    assert questions.height > 5 and f"{questions.height} questions in" in proc.stdout
+    assert "funnel" in proc.stderr and "pages_changed_in_window" in proc.stderr
+    by_title = {p.title: p for p in world.pages}
+    for day in (world.start - timedelta(days=20), world.end + timedelta(days=3)):
+        answers_file = tmp_path / f"answers-{day:%Y%m%d}.parquet"
+        proc = timelyqa("wikipedia", "answer", "--date", f"{day:%Y-%m-%d}", "--questions", out, "--dump", dump,
+                        "--out", answers_file)
+        assert proc.returncode == 0, proc.stderr
+        answers = pl.read_parquet(answers_file).join(questions.select("id", "page_title", "infobox_key"), on="id")
+        assert answers.height == questions.height
+        day_end = day + timedelta(days=1, seconds=-1)  # a date answers as of its last second
+        for row in answers.iter_rows(named=True):
+            assert row["answer"] == value_at(by_title[row["page_title"]], row["infobox_key"], day_end), row
+            assert row["changed"] == (row["answer"] != row["answer_as_of"])
+        assert f"{answers.height} questions" in proc.stdout
+    # Before the window most answers differ (they changed in it); after it most still hold.
+    before = pl.read_parquet(tmp_path / f"answers-{world.start - timedelta(days=20):%Y%m%d}.parquet")
+    assert before.filter(pl.col("changed")).height > questions.height / 2
+
+
+def test_wikipedia_over_the_api_gives_the_questions_of_the_dump(wiki: tuple[World, Path], tmp_path: Path) -> None:
+    world, dump = wiki
+    window = ["--start", world.start.isoformat(), "--end", world.end.isoformat()]
+    assert timelyqa("wikipedia", "--dump", dump, *window, "--out", tmp_path / "dump").returncode == 0
+    with MediaWikiDouble(world.pages) as double:
+        proc = timelyqa("wikipedia", "--api", double.endpoint, "--user-agent", UA, *window, "--out", tmp_path / "api")
+        assert proc.returncode == 0, proc.stderr
+        assert {r.headers.get("User-Agent") for r in double.requests} == {UA}
+    columns = ["id", "question", "answer", "event_date", "level", "domain", "revision_id", "recompute"]
+    from_dump = pl.read_parquet(tmp_path / "dump" / "questions.parquet").select(columns)
+    from_api = pl.read_parquet(tmp_path / "api" / "questions.parquet").select(columns)
+    assert from_api.equals(from_dump)
+    manifest = json.loads((tmp_path / "api" / "manifest.json").read_text())
+    assert manifest["inputs"] == {"api": {"endpoint": double.endpoint}} and manifest["usage"]["api_requests"] > 0
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--dump", "{missing}"], "no such file"),
+    (["--dump", "{not_xml}"], "not a MediaWiki XML export"),
+    (["--dump", "{dump}", "--api", "https://en.wikipedia.org/w/api.php"], "give one of --dump FILE or --api URL"),
+    (["--api", "https://en.wikipedia.org/w/api.php"], "TIMELYQA_WIKIPEDIA_API_USER_AGENT"),
+    (["--api", "https://en.wikipedia.org/w/api.php", "--user-agent", "bot"], "no contact details"),
+    (["--api", "http://127.0.0.1:9/index.html", "--user-agent", UA], "not an Action API URL"),
+    (["--dump", "{dump}", "--start", "2026-13-01"], "--start '2026-13-01' is not a date"),
+    (["--dump", "{dump}", "--end", "2026-01-01"], "the start must come before the end"),
+    (["--dump", "{dump}", "--cap-per-domain", "0"], "cap_per_domain=0"),
+])
+def test_wikipedia_bad_input_stops_before_any_work_in_one_line(wiki: tuple[World, Path], tmp_path: Path,
+                                                               args: list[str], says: str) -> None:
+    world, dump = wiki
+    not_xml = tmp_path / "dump.json"
+    not_xml.write_text('[\n{"id": "Q1"}\n]\n')
+    paths = {"missing": tmp_path / "nope.xml", "not_xml": not_xml, "dump": dump}
+    window = {"--start": world.start.isoformat(), "--end": world.end.isoformat()}
+    given = [a.format(**paths) for a in args]
+    for option, value in window.items():
+        if option not in given:
+            given += [option, value]
+    proc = timelyqa("wikipedia", *given, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    assert says in error_line(proc)
+    assert not (tmp_path / "out").exists()
+
+
+def test_wikipedia_answer_of_something_that_holds_no_questions_is_named(wiki: tuple[World, Path],
+                                                                        tmp_path: Path) -> None:
+    proc = timelyqa("wikipedia", "answer", "--date", "2026-03-01", "--questions", tmp_path, "--dump", wiki[1],
+                    "--out", tmp_path / "a.parquet")
+    assert proc.returncode == 2
+    assert f"{tmp_path}: no Wikipedia questions" in error_line(proc)

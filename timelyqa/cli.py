@@ -5,21 +5,26 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.table import Table
 
-from timelyqa.errors import TimelyQAError
+from timelyqa.errors import ConfigError, TimelyQAError
 
 app = typer.Typer(help="Question-answer datasets whose answers change with the world.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 console = Console(stderr=True)
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
+DEMO_WINDOW = (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 11, 16, tzinfo=UTC))
+"""The window of the bundled Wikipedia export's edits that the demo asks about."""
 
 
 @contextmanager
@@ -57,6 +62,101 @@ def wikidata(
     typer.echo(f"{manifest['counts']['questions']} questions in {out / 'questions.parquet'}")
 
 
+wikipedia_app = typer.Typer(help="Questions from Wikipedia infobox changes (DailyQA), and their answers on any date.")
+app.add_typer(wikipedia_app, name="wikipedia")
+
+
+class Generator(str, Enum):
+    template = "template"
+    llm = "llm"
+
+
+@wikipedia_app.callback(invoke_without_command=True)
+def wikipedia(
+    ctx: typer.Context,
+    dump: Annotated[Path | None, typer.Option(help="MediaWiki XML export or dump with revision history (plain, "
+                                              ".bz2, .gz)")] = None,
+    api: Annotated[str | None, typer.Option(help="a wiki's Action API, e.g. https://en.wikipedia.org/w/api.php "
+                                            "(User-Agent from TIMELYQA_WIKIPEDIA_API_USER_AGENT)")] = None,
+    start: Annotated[str | None, typer.Option(help="window start, a date or ISO time (UTC when no zone)")] = None,
+    end: Annotated[str | None, typer.Option(help="window end: answers are as of this moment")] = None,
+    out: Annotated[Path | None, typer.Option(help="folder for questions.parquet, rejected.parquet, "
+                                             "manifest.json")] = None,
+    generator: Annotated[Generator, typer.Option(help="template (offline) or llm (TIMELYQA_LLM_* writes, "
+                                                  "TIMELYQA_CHECK_LLM_* checks)")] = Generator.template,
+    seed: Annotated[int, typer.Option(help="seed for the one key picked per revision and the domain cap")] = 0,
+    cap_per_domain: Annotated[int, typer.Option(help="most questions per domain")] = 750,
+    horizon_days: Annotated[int, typer.Option(help="days after the end watched for the update frequency")] = 7,
+    user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
+) -> None:
+    """Questions whose answers are infobox values changed in a window: `--dump FILE` or `--api URL`, `--start`,
+    `--end`, `--out`. `timelyqa wikipedia answer` gives released questions their answers on another date."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from timelyqa.wikipedia import pipeline
+
+    with _one_line_errors():
+        source = _wiki_source(dump, api, user_agent)
+        if start is None or end is None or out is None:
+            raise ConfigError("timelyqa wikipedia needs --start, --end and --out")
+        window = (parse_moment(start, "--start"), parse_moment(end, "--end"))
+        writer = None
+        if generator is Generator.llm:
+            from timelyqa.wikipedia.writers import llm_writer
+            writer = llm_writer(cache_dir=out / "llm-cache")
+        with _progress(counted=True) as report:
+            manifest = pipeline.run(source, out, start=window[0], end=window[1], seed=seed,
+                                    cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days),
+                                    writer=writer, progress=report)
+    _print_funnel(manifest)
+    typer.echo(f"{manifest['counts']['questions']} questions in {out / 'questions.parquet'}")
+
+
+@wikipedia_app.command("answer")
+def wikipedia_answer(
+    date: Annotated[str, typer.Option(help="the date (or ISO time, UTC when no zone) to answer on")],
+    questions: Annotated[Path, typer.Option(help="a source output folder, a release folder or a parquet file")],
+    out: Annotated[Path, typer.Option(help="parquet file for the answers")],
+    dump: Annotated[Path | None, typer.Option(help="MediaWiki XML dump with revision history")] = None,
+    api: Annotated[str | None, typer.Option(help="a wiki's Action API URL")] = None,
+    user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
+) -> None:
+    """Each question's answer on DATE: its infobox value at the page's last revision at or before it."""
+    from timelyqa.wikipedia.resolve import answer_questions, read_questions, write_answers
+
+    with _one_line_errors():
+        source = _wiki_source(dump, api, user_agent)
+        when = parse_moment(date, "--date", end_of_day=True)
+        frame = read_questions(questions)
+        answers = answer_questions(frame, when, dump=source if isinstance(source, Path) else None,
+                                   api=None if isinstance(source, Path) else source)
+        write_answers(answers, out)
+    typer.echo(answers.summary())
+    typer.echo(f"answers on {when.isoformat()} in {out}")
+
+
+def _wiki_source(dump: Path | None, api: str | None, user_agent: str | None) -> Any:
+    if (dump is None) == (api is None):
+        raise ConfigError("give one of --dump FILE or --api URL")
+    if dump is not None:
+        return dump
+    from timelyqa.wikipedia.apiclient import ApiSettings
+
+    return ApiSettings.from_env(endpoint=api, user_agent=user_agent)
+
+
+def parse_moment(text: str, option: str, *, end_of_day: bool = False) -> datetime:
+    """'2026-11-16' (midnight UTC, or the day's last second with `end_of_day`) or an ISO time; UTC when no zone."""
+    try:
+        if len(text) == 10:
+            day = datetime.fromisoformat(text).replace(tzinfo=UTC)
+            return day + timedelta(days=1, seconds=-1) if end_of_day else day
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"{option} {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
 @app.command()
 def release(
     sources: Annotated[list[Path], typer.Option("--from", help="a source output folder; repeat for several")],
@@ -69,8 +169,9 @@ def release(
 
     with _one_line_errors():
         manifest = build_release(sources, out, version=version, previous=previous)
-    typer.echo(f"release {manifest['version']} in {out}")
-    typer.echo(load_line(out))
+    typer.echo(f"release {manifest['version']} in {out}; read it with:")
+    for config in manifest["configs"]:
+        typer.echo(load_line(out, config))
 
 
 @app.command()
@@ -91,7 +192,15 @@ def publish(
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
     """The main job on the embedded defaults: every source on its bundled inputs, into one release."""
     wikidata(before=DEMO / "wikidata-t0.json.gz", after=DEMO / "wikidata-t1.json.bz2", out=out / "wikidata")
-    release(sources=[out / "wikidata"], out=out / "release", version=None, previous=None)
+    with _one_line_errors():
+        from timelyqa.wikipedia import pipeline
+
+        with _progress(counted=True) as report:
+            manifest = pipeline.run(DEMO / "wikipedia-history.xml.bz2", out / "wikipedia", start=DEMO_WINDOW[0],
+                                    end=DEMO_WINDOW[1], seed=0, progress=report)
+    _print_funnel(manifest)
+    typer.echo(f"{manifest['counts']['questions']} questions in {out / 'wikipedia' / 'questions.parquet'}")
+    release(sources=[out / "wikidata", out / "wikipedia"], out=out / "release", version=None, previous=None)
 
 
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
@@ -129,20 +238,24 @@ def export_trl(
     _export("trl", release_dir, out, config, split)
 
 
-def load_line(release_dir: Path) -> str:
-    return f'python -c "import datasets; print(datasets.load_dataset(\'{release_dir}\', \'wikidata\', split=\'test\'))"'
+def load_line(release_dir: Path, config: str = "default") -> str:
+    return (f'python -c "import datasets; print(datasets.load_dataset(\'{release_dir}\', \'{config}\', '
+            f'split=\'test\'))"')
 
 
 @contextmanager
-def _progress() -> Iterator[Any]:
-    columns = [TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn()]
+def _progress(*, counted: bool = False) -> Iterator[Any]:
+    """A bar per stage: bytes of input read, or (`counted`) items done when their total is not known ahead."""
+    columns = ([TextColumn("{task.description}"), SpinnerColumn(), TextColumn("{task.completed:,.0f}"),
+                TimeElapsedColumn()] if counted else
+               [TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TimeRemainingColumn()])
     with Progress(*columns, console=console, transient=False, disable=os.environ.get("TIMELYQA_QUIET") == "1") as bar:
         tasks: dict[str, Any] = {}
 
         def report(name: str, done: int, total: int) -> None:
             if name not in tasks:
-                tasks[name] = bar.add_task(name, total=total)
-            bar.update(tasks[name], completed=done, total=total)
+                tasks[name] = bar.add_task(name, total=total or None)
+            bar.update(tasks[name], completed=done, total=total or None)
 
         yield report
 

@@ -98,7 +98,7 @@ def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
                                                          "key": r.infobox_key, "question": r.question}) for r in capped]
     counts.update({k: v for k, v in reader.counts.items() if not k.startswith("bad_")})
     counts["questions"] = len(kept)
-    usage = {"sparql_calls": 0, **writer.usage(), **{f"api_{k}": v for k, v in getattr(reader, "usage", {}).items()}}
+    usage = {"sparql_calls": 0, **writer.usage(), **getattr(reader, "usage", {})}
     return _write(out, source, kept, [*reader.rejected, *rejects], counts,
                   window={"start": start.isoformat(), "end": end.isoformat(), "horizon_days": horizon.days},
                   settings={"seed": seed, "cap_per_domain": cap_per_domain, "horizon_seconds": horizon.total_seconds(),
