@@ -87,6 +87,9 @@ def test_date_templates_become_iso_dates(markup: str, value: str) -> None:
     ("{{hlist|One|Two|Three}}", "One, Two, Three"),
     ("{{convert|12|km|mi}}", "12 km"),
     ("{{lang|fr|Élysée}}", "Élysée"),
+    ("{{lang-it|L'affare Lunetta}}", "L'affare Lunetta"),  # the language in the name
+    ("{{langx|it|L'affare Lunetta}}", "L'affare Lunetta"),  # the language first
+    ("{{transl|ar|Al-Riyadh}}", "Al-Riyadh"),
     ("{{sortname|Ada|Lovelace}}", "Ada Lovelace"),
     ("{{flagicon|FRA}} [[France]]", "France"),
     ("12,345{{efn|Census estimate}}{{citation needed|date=May 2025}}", "12,345"),

@@ -47,8 +47,8 @@ _FIRST = frozenset({"nowrap", "nobr", "no wrap", "small", "smaller", "big", "lar
                     "flagcountry", "flagu", "flag country", "flagathlete", "nihongo", "ill", "interlanguage link",
                     "url", "marriage", "married", "tooltip", "visible anchor", "nts", "ntsh", "nowrap begin",
                     "sup", "sub", "longitem", "small caps", "smallcaps", "lower", "upper",
-                    "unbulleted", "awrap", "transl", "tl", "em", "strong", "sic"})
-_SECOND = frozenset({"lang", "native name", "native phrase", "lang-x", "transliteration"})
+                    "unbulleted", "awrap", "tl", "em", "strong", "sic"})
+_SECOND = frozenset({"lang", "native name", "native phrase", "langx", "transliteration", "transl"})
 _UNITS = frozenset({"convert", "cvt", "height", "cvt2"})
 
 
@@ -133,7 +133,7 @@ def render_template(template: Template) -> str:
         return "\n" + "\n".join(a for a in args if a) + "\n"
     if name == "sortname":
         return " ".join(a for a in args[:2] if a)
-    if name in _FIRST:
+    if name in _FIRST or re.fullmatch(r"lang-[a-z-]+", name):  # {{lang-it|text}}: the language is in the name
         return args[0] if args else ""
     if name in _SECOND:
         return args[1] if len(args) > 1 else ""
