@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 
 import polars as pl
 
-from timelyqa.record import QARecord, Verification, WikidataRecord, record_id, to_frame
+from timelyqa.record import QARecord, Verification, WikidataRecord, WikipediaRecord, record_id, to_frame
 from timelyqa.split import assign_splits, group_key_for, split_dates
 
 AS_OF = datetime(2026, 5, 31, tzinfo=UTC)
@@ -106,6 +106,22 @@ def test_other_sources_split_row_by_row() -> None:
             for n, day in enumerate([date(2026, 5, 9), date(2026, 3, 9), date(2026, 1, 9)])]
     out = assign_splits(to_frame(rows, QARecord), group_key=group_key_for("news"))
     assert out.get_column("split").to_list() == ["test", "validation", "train"]
+
+
+def test_a_pages_questions_from_two_windows_stay_together() -> None:
+    """A page asked about in January and again in May: both questions go where May's goes."""
+    def row(page_id: int, key: str, day: date) -> WikipediaRecord:
+        return WikipediaRecord(
+            id=record_id("wikipedia", str(page_id), key), question=f"What is the {key} of page {page_id}?", answer="a",
+            source="wikipedia", level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
+            generator="template:wikipedia-infobox@v2", page_title=f"Page {page_id}", page_id=page_id,
+            infobox_key=key, revision_id=page_id * 10, value_before=None, recompute="{}",
+            update_frequency="infrequent_update", domain="others", infobox="{}", first_paragraph="")
+
+    rows = [row(1, "mayor", date(2026, 1, 9)), row(1, "population", date(2026, 5, 9)), row(2, "mayor",
+                                                                                             date(2026, 1, 9))]
+    out = assign_splits(to_frame(rows, WikipediaRecord), group_key=group_key_for("wikipedia"))
+    assert out.get_column("split").to_list() == ["test", "test", "train"]
 
 
 def test_an_empty_frame_keeps_its_schema() -> None:

@@ -112,7 +112,7 @@ def _check_against_truth(world: World, questions: pl.DataFrame, rejected: pl.Dat
                                                 "parser": "wikipedia-infobox@v1"}
         assert not any(str(y) in row["question"] for y in range(1950, 2027))
         assert row["canary"] == CANARY and row["source"] == "wikipedia"
-        assert row["generator"] == "template:wikipedia-infobox@v1"
+        assert row["generator"] == "template:wikipedia-infobox@v2"
         assert [ev["revision"] for ev in row["evidence"]][0] == str(e.rev_id)
         rev = next(r for r in e.page.revisions if r.id == e.rev_id)
         assert row["evidence"][0]["sha256"] == hashlib.sha256(rev.text.encode()).hexdigest()

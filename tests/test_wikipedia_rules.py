@@ -13,7 +13,7 @@ from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.changes import (Drop, State, changed_keys, choose, keep_key, keep_value, page_changes,
                                         value_at)
 from timelyqa.wikipedia.labels import Domain, Frequency, cap_per_domain, domain, update_frequency
-from timelyqa.wikipedia.questions import Reject, answer_aliases, check, template_question
+from timelyqa.wikipedia.questions import QUESTIONS, Reject, answer_aliases, check, template_question, well_formed
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 END = START + timedelta(days=7)
@@ -161,8 +161,16 @@ def test_the_domain_cap_samples_without_replacement_and_ignores_order() -> None:
 
 def test_template_questions_pass_both_checks() -> None:
     question = template_question("Ivo Landa", "currentclub")
-    assert question == "What is the current club of Ivo Landa?"
+    assert question == "Which club does Ivo Landa play for?"
     assert check(question, "currentclub", "Celtic", "Ivo Landa", BOX, {"name": "Ivo Landa"}) is None
+    assert template_question("Ivo Landa", "youth_clubs2") == "What is the youth clubs 2 of Ivo Landa?"  # by its label
+
+
+@pytest.mark.parametrize("key", sorted(QUESTIONS))
+def test_every_key_question_names_its_subject_and_sets_no_date(key: str) -> None:
+    question = template_question("Port Alder", key)
+    assert "Port Alder" in question and question.endswith("?")
+    assert well_formed(question, "Zebedee", "Port Alder", {}) is None
 
 
 def test_the_checks_reject_with_a_reason() -> None:

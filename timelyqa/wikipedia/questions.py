@@ -9,7 +9,49 @@ from enum import StrEnum
 
 from timelyqa.wikipedia.answer import value_in
 
-GENERATOR = "template:wikipedia-infobox@v1"
+GENERATOR = "template:wikipedia-infobox@v2"
+"""v2: questions for the common keys read as English ('Who is the mayor of X?'); v1 asked every key as
+'What is the {label} of X?'."""
+
+# Questions for the keys infoboxes share; {s} is the page's subject. Every other key falls back to its label.
+QUESTIONS: dict[str, str] = {
+    # sports
+    "currentclub": "Which club does {s} play for?", "current_club": "Which club does {s} play for?",
+    "clubnumber": "What squad number does {s} wear?", "club_number": "What squad number does {s} wear?",
+    "position": "What position does {s} play?", "manager": "Who is the manager of {s}?",
+    "head_coach": "Who is the head coach of {s}?", "coach": "Who is the coach of {s}?",
+    "chairman": "Who is the chairman of {s}?", "owner": "Who owns {s}?", "league": "Which league does {s} play in?",
+    "ground": "What is the home ground of {s}?", "stadium": "What is the home stadium of {s}?",
+    "capacity": "What is the capacity of {s}?", "captain": "Who is the captain of {s}?",
+    # places
+    "leader_name": "Who is the leader of {s}?", "mayor": "Who is the mayor of {s}?",
+    "governor": "Who is the governor of {s}?", "population_total": "What is the total population of {s}?",
+    "population": "What is the population of {s}?", "population_est": "What is the estimated population of {s}?",
+    "population_as_of": "In which year was the population of {s} counted?",
+    "area_total_km2": "What is the total area of {s} in square kilometres?",
+    # organisations
+    "ceo": "Who is the chief executive of {s}?", "key_people": "Who are the key people of {s}?",
+    "num_employees": "How many employees does {s} have?", "revenue": "What is the revenue of {s}?",
+    "net_income": "What is the net income of {s}?", "parent": "What is the parent company of {s}?",
+    "headquarters": "Where is {s} headquartered?", "president": "Who is the president of {s}?",
+    # officeholders and people
+    "office": "What office does {s} hold?", "party": "Which political party does {s} belong to?",
+    "term_start": "When did the current term of {s} begin?", "term_end": "When did the term of {s} end?",
+    "predecessor": "Who was the predecessor of {s}?", "successor": "Who succeeded {s}?",
+    "spouse": "Who is the spouse of {s}?", "children": "How many children does {s} have?",
+    "occupation": "What is the occupation of {s}?", "net_worth": "What is the net worth of {s}?",
+    "employer": "Who is the employer of {s}?", "residence": "Where does {s} live?",
+    # works and products
+    "gross": "What is the box office gross of {s}?", "budget": "What is the budget of {s}?",
+    "runtime": "What is the running time of {s}?", "released": "When was {s} released?",
+    "release_date": "When was {s} released?", "director": "Who directed {s}?",
+    "latest_release_version": "What is the latest release version of {s}?",
+    "latest release version": "What is the latest release version of {s}?",
+    "latest_release_date": "When was the latest version of {s} released?",
+    "operating_system": "Which operating systems does {s} run on?", "developer": "Who develops {s}?",
+    "license": "Under which licence is {s} released?", "num_episodes": "How many episodes does {s} have?",
+    "num_seasons": "How many seasons does {s} have?",
+}
 
 # Keys whose words read badly as a noun phrase; every other key is read by splitting it into words.
 LABELS = {
@@ -46,8 +88,9 @@ def label(key: str) -> str:
 
 
 def template_question(title: str, key: str) -> str:
-    """The offline generator: the key's label and the page's subject, never a date."""
-    return f"What is the {label(key)} of {title}?"
+    """The offline generator: the key's own question, else its label, about the page's subject; never a date."""
+    pattern = QUESTIONS.get(key.strip().lower())
+    return pattern.format(s=title) if pattern else f"What is the {label(key)} of {title}?"
 
 
 def subject_names(title: str, infobox: Mapping[str, str]) -> list[str]:
