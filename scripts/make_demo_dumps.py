@@ -9,6 +9,7 @@ from __future__ import annotations
 import bz2
 import gzip
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +193,8 @@ def write(path: Path, ents: list[dict[str, Any]]) -> None:
 
 
 if __name__ == "__main__":
-    OUT.mkdir(parents=True, exist_ok=True)
-    write(OUT / "wikidata-t0.json.gz", world(t1=False))
-    write(OUT / "wikidata-t1.json.bz2", world(t1=True))
-    print(f"wrote {OUT}/wikidata-t0.json.gz and wikidata-t1.json.bz2")
+    out = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT  # another folder, to compare with the committed files
+    out.mkdir(parents=True, exist_ok=True)
+    write(out / "wikidata-t0.json.gz", world(t1=False))
+    write(out / "wikidata-t1.json.bz2", world(t1=True))
+    print(f"wrote {out}/wikidata-t0.json.gz and wikidata-t1.json.bz2")

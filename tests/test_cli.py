@@ -105,9 +105,37 @@ def test_demo_writes_a_release_that_datasets_loads(demo: tuple[Path, subprocess.
         assert {split: ds.num_rows for split, ds in loaded.items()} == {
             split: sum(manifest["files"][p]["rows"] for p in paths)
             for split, paths in manifest["configs"][config]["splits"].items()}
-    assert {row["level"] for split in everything.values() for row in split} == {"L1", "L2", "L3"}
+    assert {row["level"] for split in everything.values() for row in split if row["source"] == "wikidata"} == {
+        "L1", "L2", "L3"}
     assert all(row["verification"]["passed"] and row["verification"]["result_count"] == 1 for row in test)
     assert "funnel" in proc.stderr  # the funnel table is shown to the user
+
+
+def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subprocess.CompletedProcess[str]],
+                                                         tmp_path: Path) -> None:
+    release, proc = demo
+    assert f"load_dataset('{release}', 'wikipedia', split='test')" in proc.stdout
+    wiki = datasets.load_dataset(str(release), "wikipedia", cache_dir=str(tmp_path / "cache"))
+    rows = [row for split in wiki.values() for row in split]
+    assert set(wiki) == {"train", "validation", "test"} and len(rows) >= 10
+    assert {row["level"] for row in rows} == {"frequent_update", "infrequent_update"}
+    assert len({row["domain"] for row in rows}) >= 5
+    for row in rows:  # every answer is what the bundled history's page held at the window's end
+        assert row["page_title"] in row["question"] and row["answer"] and "{{" not in row["answer"]
+        assert row["verification"]["method"] == "infobox_rederive" and row["verification"]["passed"]
+    rejects = json.loads((release.parent / "wikipedia" / "manifest.json").read_text())["rejects"]
+    assert {"setting_key", "reverted_in_window", "file_value"} <= set(rejects)
+
+
+def test_the_demo_inputs_are_what_their_scripts_write(tmp_path: Path) -> None:
+    """data/demo is made by scripts; a hand edit to a file, or a script changed without running it, shows here."""
+    for script in ("make_demo_dumps.py", "make_demo_wiki.py"):
+        subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(tmp_path)], check=True,
+                       capture_output=True, timeout=120)
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == sorted(p.name for p in DEMO.iterdir())
+    for name in made:
+        assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
 
 
 def test_export_commands_write_rows_the_rewards_accept(demo: tuple[Path, subprocess.CompletedProcess[str]],
