@@ -20,11 +20,27 @@ SOURCE_LICENSES: dict[str, str] = {
 
 SOURCE_TEXT: dict[str, str] = {
     "wikidata": "facts that changed between two Wikidata snapshots, answers proven by a SPARQL query",
-    "wikipedia": "facts that changed between Wikipedia revisions",
+    "wikipedia": "infobox values that changed between Wikipedia revisions, as DailyQA makes them",
     "news": "events reported in news articles",
     "site_tree": "questions over whole site trees",
     "official_site": "facts stated on official sites",
 }
+
+
+SOURCE_NOTES: dict[str, list[str]] = {
+    "wikipedia": [
+        "## Wikipedia: answers on any date", "",
+        "Each `wikipedia` row asks for one infobox value of one page (`page_title`, `infobox_key`); `answer` is "
+        "that value at `as_of`, the end of the window the change was found in, and `level` is "
+        "`frequent_update` when the value changed again in the week after. `recompute` is the rule that "
+        "answers the question on any other date: the value under that key in the last revision of the page at "
+        "or before the date. Apply it to a MediaWiki dump with history or to the live API:", "",
+        "```", "timelyqa wikipedia answer --date 2027-01-15 --questions RELEASE_FOLDER "
+        "--api https://en.wikipedia.org/w/api.php --user-agent 'you (you@example.org)' --out answers.parquet",
+        "```", "",
+    ],
+}
+"""What a user needs to know of one source's rows, in the card when the release holds that source."""
 
 
 def _size_category(rows: int) -> str:
@@ -209,6 +225,7 @@ def render_card(manifest: dict[str, Any]) -> str:
         "```", manifest["canary"], "```", "",
         *_counts_section(manifest), "",
         *_split_section(manifest), "",
+        *[line for source in sources for line in SOURCE_NOTES.get(source, [])],
         *_funnel_section(manifest),
         *_usage_section(manifest),
         *_changes_section(manifest),

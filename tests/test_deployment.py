@@ -18,6 +18,7 @@ from tests.prefect_server import REPO, Background, free_port, prefect, prefect_e
 # Relative, as a user types them from the repository root: they resolve only if the worker runs the
 # flow in its own checkout, which is what prefect.yaml's pull step and working_dir promise.
 BEFORE, AFTER = "data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2"
+HISTORY = "data/demo/wikipedia-history.xml.bz2"
 
 
 def deployments() -> dict[str, dict[str, Any]]:
@@ -28,7 +29,7 @@ def deployments() -> dict[str, dict[str, Any]]:
 
 def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     found = deployments()
-    assert set(found) == {"wikidata-weekly", "release-weekly", "publish-release"}
+    assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "release-weekly", "publish-release"}
     by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"}}  # what `--param` must add to a manual run
     for name, deployment in found.items():
         path, func = deployment["entrypoint"].split(":")
@@ -38,9 +39,10 @@ def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
         flow.validate_parameters({**deployment["parameters"], **by_hand.get(name, {})})
         assert deployment["work_pool"]["name"] == "local", name
         assert bool(deployment.get("schedules")) == (name not in by_hand), name
-    wikidata = found["wikidata-weekly"]["parameters"]
+    wikidata, wikipedia = found["wikidata-weekly"]["parameters"], found["wikipedia-weekly"]["parameters"]
     assert (REPO / wikidata["before"]).is_file() and (REPO / wikidata["after"]).is_file()
-    assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"]]
+    assert (REPO / wikipedia["dump"]).is_file()
+    assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"], wikipedia["out"]]
 
 
 def ok(result: subprocess.CompletedProcess[str], what: str) -> str:
@@ -83,26 +85,31 @@ def run_deployment(name: str, params: dict[str, object], env: dict[str, str], wo
 def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[str, str], Background],
                                                                tmp_path: Path) -> None:
     env, worker = stack
-    wd, release = tmp_path / "wd", tmp_path / "release"
+    wd, wp, release = tmp_path / "wd", tmp_path / "wp", tmp_path / "release"
 
     run_deployment("wikidata/wikidata-weekly", {"before": BEFORE, "after": AFTER, "out": str(wd)}, env, worker)
     manifest = json.loads((wd / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and (wd / "questions.parquet").is_file()
 
-    run_deployment("release/release-weekly", {"sources": [str(wd)], "out": str(release)}, env, worker)
+    # The deployment's own defaults (the demo export and its window), with only the output moved.
+    run_deployment("wikipedia/wikipedia-weekly", {"out": str(wp)}, env, worker)
+    manifest = json.loads((wp / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["questions"] > 0 and manifest["inputs"]["dump"]["path"] == HISTORY
+
+    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp)], "out": str(release)}, env, worker)
     assert (release / "README.md").is_file()
     assert sorted(release.glob("wikidata/test-*.parquet")), sorted(p.name for p in release.rglob("*"))
 
-    rows = load_test_split(release, env)
-    assert rows > 0
+    assert load_test_split(release, env, "wikidata") > 0
+    assert load_test_split(release, env, "wikipedia") > 0
 
 
-def load_test_split(release: Path, env: dict[str, str]) -> int:
+def load_test_split(release: Path, env: dict[str, str], config: str) -> int:
     """Load the release as a user would, in a fresh offline process whose caches live in the scratch folder."""
     code = ("import sys, datasets; "
-            "ds = datasets.load_dataset(sys.argv[1], 'wikidata', split='test'); "
+            "ds = datasets.load_dataset(sys.argv[1], sys.argv[2], split='test'); "
             "print(ds.num_rows)")
-    result = subprocess.run([sys.executable, "-c", code, str(release)],
+    result = subprocess.run([sys.executable, "-c", code, str(release), config],
                             env={**env, "HF_HOME": str(release.parent / "hf-home")},
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr[-4000:]

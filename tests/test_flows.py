@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import date
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from prefect.testing.utilities import prefect_test_harness
 from flows.common import RETRY_TRANSIENT, exception_of, only_transient
 from flows.release import release_flow
 from flows.wikidata import check_inputs, read_snapshot, verify_questions, wikidata_flow, write_outputs
+from flows.wikipedia import wikipedia_flow
+from tests.wikiworld import World, make_world, write_export
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
@@ -187,3 +190,73 @@ def test_source_stages_carry_the_retry_policy_and_the_input_check_does_not() -> 
         assert stage.retries == 3 and stage.retry_condition_fn is only_transient
     for stage in (check_inputs, write_outputs):
         assert stage.retries == 0
+
+
+# The Wikipedia flow, and its output joining a release ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def wikipedia_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[State, Path, World]:
+    folder = tmp_path_factory.mktemp("wikipedia")
+    world = make_world(31, pages=24)
+    dump = write_export(world.pages, folder / "history.xml.bz2")
+    state = wikipedia_flow(out=str(folder / "out"), dump=str(dump), start=world.start.isoformat(),
+                           end=world.end.isoformat(), return_state=True)
+    return state, folder / "out", world
+
+
+def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run: tuple[State, Path, World]) -> None:
+    state, out, world = wikipedia_run
+    assert state.is_completed(), state.message
+    manifest = state.result()
+    questions = pl.read_parquet(out / "questions.parquet")
+    assert questions.height == manifest["counts"]["questions"] > 0
+    assert set(questions["as_of"]) == {world.end}
+    assert {"check_inputs", "make_questions"} <= task_names(state, {"check_inputs", "make_questions"})
+    artifacts = artifacts_of(state)
+    funnel = table(artifacts["wikipedia-funnel"])
+    assert funnel[0]["stage"] == "pages_read" and funnel[-1] == {"stage": "questions", "count": questions.height}
+    assert {r["reason"]: r["count"] for r in table(artifacts["wikipedia-rejects"])} == manifest["rejects"]
+
+
+@pytest.mark.parametrize(("params", "says"), [
+    ({"dump": "no-such-export.xml"}, "no-such-export.xml"),
+    ({"api": "https://en.wikipedia.org/w/api.php"}, "TIMELYQA_WIKIPEDIA_API_USER_AGENT"),
+    ({"dump": str(DEMO / "wikidata-t0.json.gz")}, "not a MediaWiki XML export"),
+    ({"generator": "gpt"}, "generator 'gpt'"),
+    ({"start": "last week"}, "start 'last week'"),
+])
+def test_wikipedia_flow_fails_before_any_work_on_bad_input(wikipedia_run: tuple[State, Path, World], tmp_path: Path,
+                                                           params: dict[str, str], says: str) -> None:
+    _, out, world = wikipedia_run
+    given = {"dump": str(out.parent / "history.xml.bz2"), "start": world.start.isoformat(),
+             "end": world.end.isoformat(), **params}
+    if "api" in params:
+        given.pop("dump")
+    state = wikipedia_flow(out=str(tmp_path / "out"), return_state=True, **given)
+    assert state.is_failed() and says in (state.message or "")
+    assert "make_questions" not in task_names(state, set(), wait=0)
+    assert not (tmp_path / "out").exists()
+
+
+def test_wikipedia_joins_the_release_as_its_own_config(demo_run: tuple[State, Path],
+                                                       wikipedia_run: tuple[State, Path, World],
+                                                       tmp_path: Path) -> None:
+    import datasets
+
+    out = tmp_path / "release"
+    state = release_flow(sources=[str(demo_run[1]), str(wikipedia_run[1])], out=str(out), version="v0.0.2-test",
+                         return_state=True)
+    assert state.is_completed(), state.message
+    wiki = pl.read_parquet(wikipedia_run[1] / "questions.parquet")
+    loaded = datasets.load_dataset(str(out), "wikipedia", cache_dir=str(tmp_path / "cache"))
+    assert sorted(i for split in loaded.values() for i in split["id"]) == sorted(wiki["id"])
+    everything = datasets.load_dataset(str(out), "default", cache_dir=str(tmp_path / "cache"))
+    assert {s for split in everything.values() for s in split["source"]} == {"wikidata", "wikipedia"}
+    dates = json.loads((out / "manifest.json").read_text())["split_dates"]
+    test_from, validation_from = (date.fromisoformat(dates[k]) for k in ("test_from", "validation_from"))
+    for split, rows in loaded.items():  # by the month of each row's event, against the release's newest month
+        for row in rows:
+            when = row["event_date"]
+            assert split == ("test" if when >= test_from else "validation" if when >= validation_from else "train")
+    card = (out / "README.md").read_text()
+    assert "config_name: wikipedia" in card and "cc-by-sa-4.0" in card

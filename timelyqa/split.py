@@ -22,11 +22,14 @@ GROUP_KEYS: dict[str, pl.Expr] = {
     # Questions about one entity share facts; keeping the entity in one split stops train leaking test answers.
     # null_on_oob: a row without an anchoring triple falls back to being its own group (see assign_splits).
     "wikidata": pl.col("delta_triple").list.get(0, null_on_oob=True),
+    # Questions about one page (over several windows merged) share its facts and its history.
+    "wikipedia": pl.col("page_id").cast(pl.String()),
 }
 DEFAULT_GROUP_KEY = pl.col("id")
 
 GROUP_KEY_TEXT: dict[str, str] = {
     "wikidata": "the anchoring entity (the subject of the changed triple, `delta_triple[0]`)",
+    "wikipedia": "the page (`page_id`)",
 }
 DEFAULT_GROUP_KEY_TEXT = "the row itself (`id`)"
 
