@@ -4,18 +4,25 @@ tests assert what the layer guarantees with any model, not what the model knows.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.smollm2 import ALIAS, serve
+from tests.test_wikipedia_llm import END, SCRIPT, START, _player
+from tests.wikiworld import write_export
 from timelyqa.errors import ConfigError
 from timelyqa.llm import prompts
 from timelyqa.llm.check import Models, check_answers
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
 from timelyqa.llm.shapes import QueryOut
+from timelyqa.wikipedia.pipeline import run
+from timelyqa.wikipedia.questions import descriptive, well_formed
+from timelyqa.wikipedia.writers import LLMWriter
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -73,3 +80,28 @@ def test_the_check_rejects_a_wrong_answer_with_its_reason_and_is_not_called_inde
                                                               "check_wrong_shape", "check_truncated"}
     assert checks[1].detail
     assert all(not c.independent and c.method == "llm-answer-check:same-model" for c in checks)
+
+
+def test_the_wikipedia_pipeline_runs_end_to_end_on_a_real_model_and_refuses_with_reasons(url: str,
+                                                                                        tmp_path: Path) -> None:
+    """SmolLM2 writes DailyQA's questions and checks them itself: poor questions, but every page ends as a
+    checked question or a reject that says why, and no check is called independent."""
+    export = write_export([_player(n, title) for n, title in enumerate(list(SCRIPT)[:4], start=1)],
+                          tmp_path / "players.xml")
+    writer = LLMWriter(Models.of(model(url, tmp_path / "cache")))
+    manifest = run(export, tmp_path / "out", start=START, end=END, seed=0, writer=writer)
+    questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
+    rejected = pl.read_parquet(tmp_path / "out" / "rejected.parquet")
+    pages = {json.loads(r["item"])["page"]: r for r in rejected.iter_rows(named=True)}
+    assert set(questions["page_title"]) | set(pages) == set(list(SCRIPT)[:4])
+    known = {"subject_not_named", "answer_in_question", "date_in_question", "answer_mismatch"}
+    for row in pages.values():
+        assert row["reason"] in known or row["reason"].startswith(("writer_", "check_")), row
+        assert row["detail"]
+    for row in questions.iter_rows(named=True):  # what was kept passed every check
+        infobox = json.loads(row["infobox"])
+        assert descriptive(row["question"], row["page_title"], infobox) is None
+        assert well_formed(row["question"], row["answer"], row["page_title"], infobox) is None
+        assert row["verification"]["method"] == "llm-answer-check:same-model"
+    assert manifest["usage"]["llm_calls"] >= 4
+    assert manifest["generators"] in ([], [f"dailyqa/query_writer@v1+llm:{ALIAS}"])
