@@ -15,7 +15,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.wikipedia import pipeline
 from timelyqa.wikipedia.apiclient import ApiSettings
 from timelyqa.wikipedia.labels import DOMAIN_CAP
-from timelyqa.wikipedia.writers import llm_writer
+from timelyqa.wikipedia import writers
 
 STAGES = ("pages", "revisions", "keys", "changes", "questions")
 GENERATORS = ("template", "llm")
@@ -59,12 +59,13 @@ def check_inputs(dump: str | None, api: str | None, user_agent: str | None, gene
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
 def make_questions(dump: str | None, api: str | None, user_agent: str | None, out: Path, start: datetime,
                    end: datetime, seed: int, cap_per_domain: int, horizon_days: int, generator: str,
-                   llm_secret_block: str | None) -> dict[str, Any]:
-    writer = None
-    if generator == "llm":
-        writer = llm_writer(cache_dir=out / "llm-cache", api_key=secret(llm_secret_block))
+                   llm_domains: bool, llm_secret_block: str | None) -> dict[str, Any]:
+    key = secret(llm_secret_block) if generator == "llm" or llm_domains else None
+    writer = writers.llm_writer(cache_dir=out / "llm-cache", api_key=key) if generator == "llm" else None
+    domains = writers.llm_domains(cache_dir=out / "llm-cache", api_key=key, writer=writer) if llm_domains else None
     return pipeline.run(_source(dump, api, user_agent), out, start=start, end=end, seed=seed,
-                        cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days), writer=writer)
+                        cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days), writer=writer,
+                        domains=domains)
 
 
 def _source(dump: str | None, api: str | None, user_agent: str | None) -> pipeline.Source:
@@ -76,20 +77,21 @@ def _source(dump: str | None, api: str | None, user_agent: str | None) -> pipeli
 @flow(name="wikipedia")
 def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, start: str | None = None,
                    end: str | None = None, days: int = 7, seed: int = 0, cap_per_domain: int = DOMAIN_CAP,
-                   horizon_days: int = 7, generator: str = "template", user_agent: str | None = None,
-                   llm_secret_block: str | None = None) -> dict[str, Any]:
+                   horizon_days: int = 7, generator: str = "template", llm_domains: bool = False,
+                   user_agent: str | None = None, llm_secret_block: str | None = None) -> dict[str, Any]:
     """Questions whose answers are Wikipedia infobox values changed in a window, as DailyQA makes them.
 
     The pages come from `dump` (a MediaWiki XML export with history) or `api` (a wiki's api.php, with
     `user_agent` or TIMELYQA_WIKIPEDIA_API_USER_AGENT naming who asks). The window is `start`..`end` (ISO),
     by default the `days` before the last midnight UTC; `horizon_days` after it are read for the update
     frequency. `generator` is `template` (offline) or `llm` (TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_*
-    checks; the writer's key may come from the Prefect Secret block `llm_secret_block`).
+    checks; the writer's key may come from the Prefect Secret block `llm_secret_block`). `llm_domains` labels
+    domains with the writer's model (DailyQA's zero-shot way) instead of by rule.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     window = window_of(start, end, days)
     check_inputs(dump, api, user_agent, generator, *window)
     manifest = make_questions(dump, api, user_agent, Path(out), *window, seed, cap_per_domain, horizon_days,
-                              generator, llm_secret_block)
+                              generator, llm_domains, llm_secret_block)
     publish_funnel("wikipedia", funnel_order(manifest["counts"], STAGES), manifest["rejects"], out=out)
     return manifest

@@ -97,7 +97,7 @@ def test_the_registry_holds_every_prompt_of_the_seed_papers() -> None:
     assert set(BY_ID) == {
         "livenewsbench/query_writer@v1", "livenewsbench/relevance_check@v1", "livenewsbench/qa_writer@v1",
         "livenewsbench/independent_answerer@v1", "livenewsbench/guideline_check@v1", "livenewsbench/grader@v1",
-        "dailyqa/query_writer@v1", "dailyqa/rag_answerer@v1",
+        "dailyqa/query_writer@v1", "dailyqa/rag_answerer@v1", "dailyqa/domain_classifier@v1",
         "webwalker/single_source_qa_writer@v1", "webwalker/multi_source_qa_writer@v1",
         "webwalker/single_source_verifier@v1", "webwalker/multi_source_verifier@v1",
         "rtqa/workflow_repair@v1",
@@ -175,7 +175,7 @@ def test_get_returns_the_newest_version_or_the_one_asked() -> None:
 
 
 def test_get_names_what_exists_when_asked_for_what_does_not() -> None:
-    with pytest.raises(ConfigError, match=r"unknown prompt 'livenewsbench/judge'; prompts: dailyqa/query_writer"):
+    with pytest.raises(ConfigError, match=r"unknown prompt 'livenewsbench/judge'; prompts: dailyqa/domain_classifier, dailyqa/query_writer"):
         get("livenewsbench/judge")
     with pytest.raises(ConfigError, match=r"'livenewsbench/grader' has no version 2; versions: 1$"):
         get("livenewsbench/grader", 2)

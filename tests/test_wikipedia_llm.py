@@ -24,7 +24,7 @@ from timelyqa.llm.check import Models
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
 from timelyqa.wikipedia.pipeline import run
-from timelyqa.wikipedia.writers import LLMWriter, llm_writer
+from timelyqa.wikipedia.writers import LLMDomains, LLMWriter, llm_writer
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 END = START + timedelta(days=7)
@@ -157,3 +157,30 @@ def test_settings_come_from_the_environment_and_a_missing_model_stops_before_any
     with pytest.raises(ConfigError, match="TIMELYQA_LLM_BASE_URL"):
         llm_writer(cache_dir=tmp_path, environ={})
     assert writer_server.calls == checker_server.calls == 0  # preflight lists models; it asks nothing
+
+
+def test_domains_come_from_the_model_only_when_asked_and_a_bad_label_keeps_the_rules(
+        export: Path, servers: tuple[ScriptedLLM, ScriptedLLM], tmp_path: Path) -> None:
+    writer_server, _ = servers
+    labels = {"Ana Lima": reply({"domain": "Culture and Arts"}), "Bo Chen": reply({"domain": "Cooking"})}
+
+    def classify(request: dict[str, Any]) -> Step:
+        first = request["messages"][0]["content"]
+        return labels.get(_title_in({"messages": [{"content": first}]}, r"Wikipedia page \[(.+?)\]"),
+                          reply({"domain": "Others"}))
+
+    writer_server.default = classify
+    model = LLM(LLMSettings.build(base_url=writer_server.url, model="writer-7b", timeout=5.0, repairs=0))
+    ruled = run(export, tmp_path / "rule", start=START, end=END, seed=0)
+    asked = run(export, tmp_path / "llm", start=START, end=END, seed=0, domains=LLMDomains(model))
+    by_rule = pl.read_parquet(tmp_path / "rule" / "questions.parquet")
+    by_llm = pl.read_parquet(tmp_path / "llm" / "questions.parquet")
+    assert set(by_rule["domain"]) == {"sports_and_entertainment"} and ruled["settings"]["domains"].startswith("rule:")
+    assert dict(zip(by_llm["page_title"], by_llm["domain"], strict=True)) == {
+        title: {"Ana Lima": "culture_and_arts", "Bo Chen": "sports_and_entertainment"}.get(title, "others")
+        for title in by_rule["page_title"]}
+    assert asked["counts"]["domains_by_llm"] == len(SCRIPT) - 1 and asked["counts"]["domains_by_rule"] == 1
+    assert asked["settings"]["domains"] == "dailyqa/domain_classifier@v1+llm:writer-7b"
+    assert asked["usage"]["llm_calls"] == writer_server.calls == len(SCRIPT)
+    assert any("Query: [Which club does Ana Lima play for?]" in r["messages"][0]["content"]
+               for r in writer_server.requests), "the model classifies the question, with its page"

@@ -88,6 +88,8 @@ def wikipedia(
     cap_per_domain: Annotated[int, typer.Option(help="most questions per domain")] = 750,
     horizon_days: Annotated[int, typer.Option(help="days after the end watched for the update frequency")] = 7,
     user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
+    llm_domains: Annotated[bool, typer.Option(help="label domains with the model of TIMELYQA_LLM_* (DailyQA's "
+                                              "zero-shot way) instead of by rule")] = False,
 ) -> None:
     """Questions whose answers are infobox values changed in a window: `--dump FILE` or `--api URL`, `--start`,
     `--end`, `--out`. `timelyqa wikipedia answer` gives released questions their answers on another date."""
@@ -100,14 +102,15 @@ def wikipedia(
         if start is None or end is None or out is None:
             raise ConfigError("timelyqa wikipedia needs --start, --end and --out")
         window = (parse_moment(start, "--start"), parse_moment(end, "--end"))
-        writer = None
-        if generator is Generator.llm:
-            from timelyqa.wikipedia.writers import llm_writer
-            writer = llm_writer(cache_dir=out / "llm-cache")
+        writer, domains = None, None
+        if generator is Generator.llm or llm_domains:
+            from timelyqa.wikipedia import writers
+            writer = writers.llm_writer(cache_dir=out / "llm-cache") if generator is Generator.llm else None
+            domains = writers.llm_domains(cache_dir=out / "llm-cache", writer=writer) if llm_domains else None
         with _progress(counted=True) as report:
             manifest = pipeline.run(source, out, start=window[0], end=window[1], seed=seed,
                                     cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days),
-                                    writer=writer, progress=report)
+                                    writer=writer, domains=domains, progress=report)
     _print_funnel(manifest)
     typer.echo(f"{manifest['counts']['questions']} questions in {out / 'questions.parquet'}")
 

@@ -98,6 +98,15 @@ class Usage:
                     "llm_seconds": round(self.seconds, 3)}
 
 
+def total_usage(llms: Sequence[LLM]) -> dict[str, float]:
+    """The usage of several clients summed, each once however often it is listed; {"llm_calls": 0} for none."""
+    total: dict[str, float] = {"llm_calls": 0}
+    for llm in {id(llm): llm for llm in llms}.values():
+        for key, amount in llm.usage.as_manifest().items():
+            total[key] = round(total.get(key, 0) + amount, 3)
+    return total
+
+
 class LLM:
     """A model behind an OpenAI-compatible endpoint, as `settings` describe it."""
 

@@ -112,6 +112,16 @@ class VerifyOut(_Shape):
     decision: bool = Field(description="True only if the query and answer meet every condition.")
 
 
+Domain = Literal["Science and Technology", "Culture and Arts", "Geography and Environment", "Politics and Law",
+                 "Business and Economics", "Sports and Entertainment", "Others"]
+
+
+class DomainOut(_Shape):
+    """One of DailyQA's seven domains for a query (DailyQA section 3, Classification)."""
+
+    domain: Domain = Field(description="The query's domain, written exactly as one of the seven.")
+
+
 class RepairOut(_Shape):
     """A repaired extraction workflow (RT-QA appendix A.2)."""
 
@@ -123,6 +133,6 @@ class RepairOut(_Shape):
 SHAPES: dict[str, type[BaseModel]] = {
     cls.__name__: cls
     for cls in (QueryOut, RelevanceOut, QAOut, ReasonedAnswerOut, AnswerOut, GuidelineOut, GradeOut,
-                MultiSourceQAOut, SingleSourceQAOut, VerifyOut, RepairOut)
+                MultiSourceQAOut, SingleSourceQAOut, VerifyOut, RepairOut, DomainOut)
 }
 """Every shape by class name: a template's `shape:` header names one of these."""

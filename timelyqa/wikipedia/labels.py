@@ -15,6 +15,8 @@ from timelyqa.wikipedia.changes import State, value_at
 T = TypeVar("T")
 HORIZON = timedelta(days=7)
 """DailyQA watches answers for a week after the question week (days 8 to 14 of its three weeks)."""
+RULE = "rule:wikipedia-domain@v1"
+"""How `domain` labels a question by default: the infobox template's name, else the page's categories."""
 DOMAIN_CAP = 750
 """DailyQA's most questions per domain in one update."""
 

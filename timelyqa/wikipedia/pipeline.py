@@ -22,6 +22,7 @@ from urllib.parse import quote
 import polars as pl
 
 from timelyqa.errors import ConfigError
+from timelyqa.llm.client import total_usage
 from timelyqa.record import REJECTED_SCHEMA, Evidence, Rejected, WikipediaRecord, record_id, to_frame
 from timelyqa.wikipedia import labels
 from timelyqa.wikipedia.answer import Rule
@@ -32,7 +33,7 @@ from timelyqa.wikipedia.dump import DumpReader, check_dump
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.questions import answer_aliases, correct
-from timelyqa.wikipedia.writers import TemplateWriter, Unit, Writer
+from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer
 
 Progress = Callable[[str, int, int], None]
 
@@ -62,11 +63,12 @@ def open_source(source: Source, *, start: datetime, end: datetime, horizon: time
 
 def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
         cap_per_domain: int = labels.DOMAIN_CAP, horizon: timedelta = labels.HORIZON, writer: Writer | None = None,
-        progress: Progress | None = None) -> dict[str, Any]:
+        domains: LLMDomains | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Write out/questions.parquet, rejected.parquet and manifest.json for the changes in (start, end].
 
     `writer` writes and checks the questions: the template writer by default (no model needed), or an
-    `LLMWriter`. `progress(stage, done, total)` is called as pages are read (total 0: not known ahead).
+    `LLMWriter`. Domains are labelled by rule, or by `domains` (an LLM) where it gives one of the seven.
+    `progress(stage, done, total)` is called as pages are read (total 0: not known ahead).
     """
     out = Path(out)
     if cap_per_domain < 1:
@@ -91,6 +93,8 @@ def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
             progress("pages", n, 0)
     read_seconds = time.perf_counter() - started
     records = _write_questions(writer, pending, end, counts, rejects)
+    if domains is not None:
+        records = _llm_domains(domains, records, pending, counts)
     kept, capped = labels.cap_per_domain(records, domain_of=lambda r: r.domain, key=lambda r: r.id,
                                          cap=cap_per_domain, seed=seed)
     rejects += [_reject("label", "domain_cap", f"{r.page_title!r} {r.infobox_key}: over the cap of {cap_per_domain}"
@@ -98,11 +102,12 @@ def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
                                                          "key": r.infobox_key, "question": r.question}) for r in capped]
     counts.update({k: v for k, v in reader.counts.items() if not k.startswith("bad_")})
     counts["questions"] = len(kept)
-    usage = {"sparql_calls": 0, **writer.usage(), **getattr(reader, "usage", {})}
+    usage = {"sparql_calls": 0, **total_usage([*writer.llms, *([domains.llm] if domains else [])]),
+             **getattr(reader, "usage", {})}
     return _write(out, source, kept, [*reader.rejected, *rejects], counts,
                   window={"start": start.isoformat(), "end": end.isoformat(), "horizon_days": horizon.days},
                   settings={"seed": seed, "cap_per_domain": cap_per_domain, "horizon_seconds": horizon.total_seconds(),
-                            "generator": writer.generator},
+                            "generator": writer.generator, "domains": domains.name if domains else labels.RULE},
                   timings={"read": round(read_seconds, 3), "run": round(time.perf_counter() - started, 3)},
                   usage=usage)
 
@@ -181,6 +186,16 @@ def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, c
     return records
 
 
+def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], pending: list[_Pending],
+                 counts: Counter[str]) -> list[WikipediaRecord]:
+    """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label."""
+    units = {(p.history.page_id, p.unit.key): p.unit for p in pending}
+    given = domains.classify([(r.question, units[(r.page_id, r.infobox_key)]) for r in records])
+    counts["domains_by_llm"] = sum(d is not None for d in given)
+    counts["domains_by_rule"] = sum(d is None for d in given)
+    return [r if d is None else r.model_copy(update={"domain": d}) for r, d in zip(records, given, strict=True)]
+
+
 def _evidence(history: PageHistory, wiki_url: str, rev_id: int) -> Evidence:
     return Evidence(url=f"{wiki_url}/w/index.php?oldid={rev_id}", title=history.title,
                     revision=str(rev_id), sha256=history.sha256.get(rev_id))
@@ -223,7 +238,8 @@ def _write(out: Path, source: Source, records: list[WikipediaRecord], rejects: l
 
 FUNNEL = ("pages_read", "pages_other_namespace", "pages_redirect", "pages_listed", "pages_incomplete",
           "pages_unchanged_in_window", "pages_changed_in_window", "revisions_read", "revisions_in_window", "keys_changed",
-          "keys_superseded", "keys_not_chosen", "changes_chosen", "questions_written", "questions")
+          "keys_superseded", "keys_not_chosen", "changes_chosen", "questions_written", "domains_by_llm",
+          "domains_by_rule", "questions")
 """The manifest's counts in the order the stages run, so that the funnel reads top to bottom."""
 
 

@@ -14,17 +14,21 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, get_args
 
 from timelyqa.llm import prompts
 from timelyqa.llm.check import Models, check_answers
 from timelyqa.llm.client import LLM, Prompt
 from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
+from timelyqa.llm.shapes import Domain as DomainName
 from timelyqa.record import Verification
 from timelyqa.wikipedia.questions import GENERATOR, descriptive, template_question, well_formed
 
 WRITER_PROMPT = "dailyqa/query_writer"
 CHECK_PROMPT = "dailyqa/rag_answerer"
+DOMAIN_PROMPT = "dailyqa/domain_classifier"
+_DOMAIN_VALUES = {name: name.lower().replace(" ", "_") for name in get_args(DomainName)}
+"""The paper's domain names as labels.Domain values: 'Politics and Law' -> 'politics_and_law'."""
 CHECK_PREFIX = "TIMELYQA_CHECK_LLM_"
 """Where the checker model's settings come from; the writer's are `TIMELYQA_LLM_*`."""
 
@@ -67,7 +71,8 @@ class Writer(Protocol):
 
     def write(self, units: Sequence[Unit]) -> list[Written]: ...
 
-    def usage(self) -> dict[str, float]: ...
+    @property
+    def llms(self) -> tuple[LLM, ...]: ...
 
 
 class TemplateWriter:
@@ -80,8 +85,7 @@ class TemplateWriter:
                       Verification(method="infobox_rederive", query=u.rule, endpoint=u.where, result_count=1,
                                    passed=True)) for u in units]
 
-    def usage(self) -> dict[str, float]:
-        return {"llm_calls": 0}
+    llms: tuple[LLM, ...] = ()
 
 
 class LLMWriter:
@@ -122,8 +126,24 @@ class LLMWriter:
             out[at] = Written(question, check.reason, detail, self.generator, verification)
         return [w for w in out if w is not None]
 
-    def usage(self) -> dict[str, float]:
-        return self.models.usage()
+    @property
+    def llms(self) -> tuple[LLM, ...]:
+        return (self.models.writer, self.models.checker)
+
+
+class LLMDomains:
+    """DailyQA's zero-shot domain labels, asked only when a run is told to; the rule's label stays otherwise."""
+
+    def __init__(self, llm: LLM, prompt: Prompt | None = None) -> None:
+        self.llm = llm
+        self.prompt = prompt or prompts.get(DOMAIN_PROMPT)
+        self.name = f"{self.prompt.id}+{llm.generator}"
+
+    def classify(self, items: Sequence[tuple[str, Unit]]) -> list[str | None]:
+        """A domain (labels.Domain's value) for each (question, unit), or None where the reply is not one."""
+        replies = self.llm.ask_all(self.prompt, [{"query": q, "title": u.title, "first_paragraph": u.first_paragraph}
+                                                 for q, u in items])
+        return [_DOMAIN_VALUES.get(getattr(r.value, "domain", "")) if r.ok else None for r in replies]
 
 
 def llm_writer(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api_key: str | None = None,
@@ -146,6 +166,19 @@ def llm_writer(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api
     if models.checker is not models.writer:
         models.checker.preflight()
     return LLMWriter(models)
+
+
+def llm_domains(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api_key: str | None = None,
+                writer: LLMWriter | None = None) -> LLMDomains:
+    """Domain labels from the writer's model, or (with the template writer) from the model `TIMELYQA_LLM_*` names,
+    checked before any work."""
+    if writer is not None:
+        return LLMDomains(writer.models.writer)
+    env = dict(os.environ if environ is None else environ)
+    llm = LLM(LLMSettings.from_env(environ=env, cache_dir=env.get(f"{ENV_PREFIX}CACHE_DIR") or cache_dir,
+                                   api_key=api_key))
+    llm.preflight()
+    return LLMDomains(llm)
 
 
 def reference(unit: Unit) -> str:
