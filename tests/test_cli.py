@@ -24,9 +24,10 @@ DEMO = ROOT / "data" / "demo"
 T0, T1 = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
 
 
-def timelyqa(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def timelyqa(*args: str | Path, cwd: Path = ROOT, env: dict[str, str] | None = None
+             ) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("timelyqa")
-    env = {**os.environ, "TIMELYQA_QUIET": "1", "COLUMNS": "200"}
+    env = {**os.environ, "TIMELYQA_QUIET": "1", "COLUMNS": "200", **(env or {})}
     return subprocess.run([str(exe), *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
 
 
@@ -255,3 +256,30 @@ def test_wikipedia_answer_of_something_that_holds_no_questions_is_named(wiki: tu
                     "--out", tmp_path / "a.parquet")
     assert proc.returncode == 2
     assert f"{tmp_path}: no Wikipedia questions" in error_line(proc)
+
+
+def test_wikipedia_with_the_llm_writer_configured_by_the_environment_reruns_without_calls(tmp_path: Path) -> None:
+    """Models behind scripted OpenAI-compatible servers (test doubles; tests/test_llm_real.py runs a real one)."""
+    from tests.llmserver import ScriptedLLM
+    from tests.test_wikipedia_llm import END, SCRIPT, START, _player, checker_script, writer_script
+
+    dump = write_export([_player(n, title) for n, title in enumerate(SCRIPT, start=1)], tmp_path / "players.xml")
+    with ScriptedLLM(models=("writer-7b",), default=writer_script) as writer, \
+            ScriptedLLM(models=("checker-8b",), default=checker_script) as checker:
+        env = {"TIMELYQA_LLM_BASE_URL": writer.url, "TIMELYQA_LLM_MODEL": "writer-7b", "TIMELYQA_LLM_BACKOFF": "0",
+               "TIMELYQA_LLM_API_KEY": "sk-test-0d9f1e", "TIMELYQA_CHECK_LLM_BASE_URL": checker.url,
+               "TIMELYQA_CHECK_LLM_MODEL": "checker-8b"}
+        args = ["wikipedia", "--dump", dump, "--start", START.isoformat(), "--end", END.isoformat(),
+                "--generator", "llm", "--out", tmp_path / "out"]
+        first = timelyqa(*args, env=env)
+        calls = writer.calls + checker.calls
+        again = timelyqa(*args, env=env)
+        assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+        assert calls > len(SCRIPT) and writer.calls + checker.calls == calls, "the re-run is answered by the cache"
+        assert (tmp_path / "out" / "llm-cache").is_dir()
+        assert all("sk-test-0d9f1e" not in text for text in (first.stdout, first.stderr, again.stderr))
+        wrong = timelyqa(*args, env={**env, "TIMELYQA_LLM_MODEL": "writer-70b"})
+    questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
+    assert questions["page_title"].to_list() == ["Ana Lima"]
+    assert questions["generator"].to_list() == ["dailyqa/query_writer@v1+llm:writer-7b"]
+    assert wrong.returncode == 2 and "does not serve model 'writer-70b'" in error_line(wrong)
