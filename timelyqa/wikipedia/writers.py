@@ -76,16 +76,16 @@ class Writer(Protocol):
 
 
 class TemplateWriter:
-    """'What is the {key's label} of {title}?': offline, deterministic, and checked by rule."""
+    """The key's own question ('Who is the mayor of {title}?'), else its label: offline, deterministic, checked by
+    rule."""
 
     generator = GENERATOR
+    llms: tuple[LLM, ...] = ()
 
     def write(self, units: Sequence[Unit]) -> list[Written]:
         return [_form(u, template_question(u.title, u.key), self.generator,
                       Verification(method="infobox_rederive", query=u.rule, endpoint=u.where, result_count=1,
                                    passed=True)) for u in units]
-
-    llms: tuple[LLM, ...] = ()
 
 
 class LLMWriter:
@@ -118,7 +118,7 @@ class LLMWriter:
         checks = check_answers(self.models, self.check_prompt,
                                [{"reference": reference(u), "query": q} for _, u, q in asked],
                                [u.value for _, u, _ in asked])
-        for (at, unit, question), check in zip(asked, checks, strict=True):
+        for (at, _, question), check in zip(asked, checks, strict=True):
             verification = Verification(method=check.method, query=f"{check.prompt_id}: {question}",
                                         endpoint=f"llm:{check.model}", result_count=int(check.answer is not None),
                                         passed=check.passed)
