@@ -211,7 +211,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
         for reason, count in run.manifest["rejects"].items():
             rejects[reason] = rejects.get(reason, 0) + count
     return {
-        "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source),
+        "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source, rows.columns),
         "funnel": [{"stage": stage, "count": count} for stage, count in funnel.items()],
         "rejects": rejects,
         "usage": usage,
@@ -252,7 +252,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     frames: dict[str, pl.DataFrame] = {}
     for source, (df, _) in merged.items():
         df = df.with_columns(pl.lit(CANARY, dtype=pl.String()).alias("canary"))
-        frames[source] = assign_splits(df, group_key=group_key_for(source), newest=newest).sort("id")
+        frames[source] = assign_splits(df, group_key=group_key_for(source, df.columns), newest=newest).sort("id")
     frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()) for df in frames.values()],
                                        how="vertical").sort(["id", "source"])
 

@@ -424,7 +424,7 @@ def test_every_config_and_split_of_the_demo_release_loads_at_its_tag(hub: HubSer
     release = tmp_path / "demo" / "release"
     result = publish(hub, release)
     frames, _ = load_tag(hub, result.tag, release, tmp_path / "read", [])
-    assert {key.split(".")[0] for key in frames} == {"default", "wikidata"}
+    assert {key.split(".")[0] for key in frames} == {"default", "wikidata", "wikipedia"}
     for key, got in frames.items():
         config, split = key.split(".")
         assert_frame_equal(got, pl.read_parquet(release / splits_of(release)[config][split]), check_dtypes=True)

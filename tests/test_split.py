@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 import polars as pl
 
 from timelyqa.record import QARecord, Verification, WikidataRecord, WikipediaRecord, record_id, to_frame
-from timelyqa.split import assign_splits, group_key_for, split_dates
+from timelyqa.split import DEFAULT_GROUP_KEY, assign_splits, group_key_for, group_key_text, split_dates
 
 AS_OF = datetime(2026, 5, 31, tzinfo=UTC)
 CHECK = Verification(method="sparql", query="ASK {}", endpoint="http://127.0.0.1:7878/query", result_count=1,
@@ -129,3 +129,15 @@ def test_an_empty_frame_keeps_its_schema() -> None:
     out = assign_splits(empty, group_key=group_key_for("wikidata"))
     assert out.height == 0 and out.schema == empty.schema
     assert split_dates(empty) == {"newest_event_date": None, "test_from": None, "validation_from": None}
+
+
+def test_rows_without_their_sources_key_column_are_each_their_own_group() -> None:
+    """A source folder need only start with the common columns: without `page_id`, no page groups rows."""
+    rows = [QARecord(id=record_id("wikipedia", str(n)), question=f"q{n}", answer="a", source="wikipedia",
+                     level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
+                     generator="template:wikipedia-infobox@v2")
+            for n, day in enumerate([date(2026, 5, 9), date(2026, 1, 9)])]
+    df = to_frame(rows, QARecord)
+    assert group_key_for("wikipedia", df.columns) is DEFAULT_GROUP_KEY
+    assert group_key_text("wikipedia", df.columns) == "the row itself (`id`)"
+    assert assign_splits(df, group_key=group_key_for("wikipedia", df.columns))["split"].to_list() == ["test", "train"]

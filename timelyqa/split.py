@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 
 import polars as pl
@@ -18,13 +19,14 @@ SPLIT_RULE = (
 )
 """The rule in words, for the card and the manifest (LiveNewsBench's temporal split, applied to groups)."""
 
-GROUP_KEYS: dict[str, pl.Expr] = {
+GROUP_KEYS: dict[str, tuple[str, pl.Expr]] = {
     # Questions about one entity share facts; keeping the entity in one split stops train leaking test answers.
     # null_on_oob: a row without an anchoring triple falls back to being its own group (see assign_splits).
-    "wikidata": pl.col("delta_triple").list.get(0, null_on_oob=True),
+    "wikidata": ("delta_triple", pl.col("delta_triple").list.get(0, null_on_oob=True)),
     # Questions about one page (over several windows merged) share its facts and its history.
-    "wikipedia": pl.col("page_id").cast(pl.String()),
+    "wikipedia": ("page_id", pl.col("page_id").cast(pl.String())),
 }
+"""Per source: the column its group key needs, and the key."""
 DEFAULT_GROUP_KEY = pl.col("id")
 
 GROUP_KEY_TEXT: dict[str, str] = {
@@ -34,14 +36,20 @@ GROUP_KEY_TEXT: dict[str, str] = {
 DEFAULT_GROUP_KEY_TEXT = "the row itself (`id`)"
 
 
-def group_key_for(source: str) -> pl.Expr:
-    """The expression whose value names a row's group for this source; each row is its own group by default."""
-    return GROUP_KEYS.get(source, DEFAULT_GROUP_KEY)
+def _keyed(source: str, columns: Collection[str] | None) -> bool:
+    """The source has a group key, and the rows have its column (rows with the common columns only do not)."""
+    return source in GROUP_KEYS and (columns is None or GROUP_KEYS[source][0] in columns)
 
 
-def group_key_text(source: str) -> str:
+def group_key_for(source: str, columns: Collection[str] | None = None) -> pl.Expr:
+    """The expression whose value names a row's group for this source; each row is its own group by default,
+    and when `columns` lacks the column the source's key needs."""
+    return GROUP_KEYS[source][1] if _keyed(source, columns) else DEFAULT_GROUP_KEY
+
+
+def group_key_text(source: str, columns: Collection[str] | None = None) -> str:
     """The group key of a source in words, for the card."""
-    return GROUP_KEY_TEXT.get(source, DEFAULT_GROUP_KEY_TEXT)
+    return GROUP_KEY_TEXT[source] if _keyed(source, columns) else DEFAULT_GROUP_KEY_TEXT
 
 
 def _month_start(day: date, months_back: int) -> date:
