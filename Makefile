@@ -20,16 +20,20 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 setup: $(VENV)/.synced
 
 # --inexact: what `make test` added (the model server) stays, so the two targets never undo each other.
+# Offline first: the locked files are found by hash in uv's cache. Online, uv revalidates a cached source
+# distribution and, when the index's answer is not fresh (as here), rebuilds it under a new revision:
+# minutes for llama-cpp-python on every clean clone. The network is asked only for what the cache lacks.
+SYNC = $(UV) sync --frozen --inexact --quiet
 $(VENV)/.synced: pyproject.toml uv.lock
 	test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
 	test -x $(UV) || $(VENV)/bin/python -m pip install --quiet uv==$(UV_VERSION)
-	$(UV) sync --frozen --inexact --quiet
+	$(SYNC) --offline 2>/dev/null || $(SYNC)
 	touch $@
 
 setup-test: $(VENV)/.synced-test
 
 $(VENV)/.synced-test: $(VENV)/.synced
-	$(UV) sync --frozen --inexact --group llm-server --quiet
+	$(SYNC) --group llm-server --offline 2>/dev/null || $(SYNC) --group llm-server
 	touch $@
 
 demo: setup
