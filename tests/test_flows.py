@@ -260,3 +260,36 @@ def test_wikipedia_joins_the_release_as_its_own_config(demo_run: tuple[State, Pa
             assert split == ("test" if when >= test_from else "validation" if when >= validation_from else "train")
     card = (out / "README.md").read_text()
     assert "config_name: wikipedia" in card and "cc-by-sa-4.0" in card
+
+
+def test_the_llm_wikipedia_flow_run_twice_calls_no_model_the_second_time(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models behind scripted OpenAI-compatible servers (test doubles); the writer's key from a Secret block."""
+    from prefect.blocks.system import Secret
+
+    from tests.llmserver import ScriptedLLM
+    from tests.test_wikipedia_llm import END, SCRIPT, START, _player, checker_script, writer_script
+
+    key = "sk-flow-5e2c7a"
+    Secret(value=key).save("llm-writer-key", overwrite=True)
+    dump = write_export([_player(n, title) for n, title in enumerate(SCRIPT, start=1)], tmp_path / "players.xml")
+    with ScriptedLLM(models=("writer-7b",), default=writer_script) as writer, \
+            ScriptedLLM(models=("checker-8b",), default=checker_script) as checker:
+        for name, value in {"TIMELYQA_LLM_BASE_URL": writer.url, "TIMELYQA_LLM_MODEL": "writer-7b",
+                            "TIMELYQA_LLM_BACKOFF": "0", "TIMELYQA_CHECK_LLM_BASE_URL": checker.url,
+                            "TIMELYQA_CHECK_LLM_MODEL": "checker-8b"}.items():
+            monkeypatch.setenv(name, value)
+        params = {"out": str(tmp_path / "out"), "dump": str(dump), "start": START.isoformat(), "end": END.isoformat(),
+                  "generator": "llm", "llm_secret_block": "llm-writer-key"}
+        first = wikipedia_flow(**params, return_state=True)
+        rows = pl.read_parquet(tmp_path / "out" / "questions.parquet")
+        calls = writer.calls + checker.calls
+        second = wikipedia_flow(**params, return_state=True)
+        assert first.is_completed() and second.is_completed(), (first.message, second.message)
+        assert calls > len(SCRIPT) and writer.calls + checker.calls == calls
+        assert {h.get("authorization") for h in writer.headers} == {f"Bearer {key}"}
+    assert second.result()["usage"]["llm_calls"] == 0
+    assert pl.read_parquet(tmp_path / "out" / "questions.parquet").equals(rows) and rows["page_title"].to_list() == [
+        "Ana Lima"]
+    shown = json.dumps([a.data for a in artifacts_of(first).values()]) + json.dumps(first.result())
+    assert key not in shown
