@@ -126,6 +126,15 @@ def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subpr
         assert row["verification"]["method"] == "infobox_rederive" and row["verification"]["passed"]
     rejects = json.loads((release.parent / "wikipedia" / "manifest.json").read_text())["rejects"]
     assert {"setting_key", "reverted_in_window", "file_value"} <= set(rejects)
+    # Each released row's recompute rule, applied to the bundled history at the row's as_of, gives its answer.
+    as_of = {row["as_of"] for row in rows}
+    assert len(as_of) == 1
+    out = tmp_path / "answers.parquet"
+    proc = timelyqa("wikipedia", "answer", "--date", as_of.pop().isoformat(), "--questions", release,
+                    "--dump", DEMO / "wikipedia-history.xml.bz2", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    answers = pl.read_parquet(out)
+    assert answers.height == len(rows) and not answers["changed"].any()
 
 
 def test_the_demo_inputs_are_what_their_scripts_write(tmp_path: Path) -> None:
