@@ -356,3 +356,32 @@ def test_the_dump_is_streamed_not_held(tmp_path: Path) -> None:
     assert size > 3_000_000
     assert peak < size / 2, f"peak {peak:,} bytes for a {size:,}-byte export"
     _check_against_truth(big, questions, rejected)
+
+
+def test_what_waits_for_the_writer_holds_no_page_text(tmp_path: Path) -> None:
+    """Every page changes, and every page is long: the questions wait for one batch of writing, the pages' texts
+    do not (they would be half the export)."""
+    import tracemalloc
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    world = World(pages=[], start=start, end=start + timedelta(days=7))
+    body = "\n".join(f"Paragraph {i} on the [[harbour]] and its tides, long enough to weigh." for i in range(900))
+    for n in range(120):
+        def text(pop: int) -> str:
+            return (f"{{{{Infobox settlement\n| name = Town {n}\n| population_total = {pop}\n}}}}\n"
+                    f"'''Town {n}''' is a town.\n\n== History ==\n{body}\n")
+        revs = [Rev(7_000_000 + 2 * n, None, start - timedelta(days=3), text(100 + n),
+                    {"name": f"Town {n}", "population_total": str(100 + n)}, "create"),
+                Rev(7_000_001 + 2 * n, 7_000_000 + 2 * n, start + timedelta(days=2), text(200 + n),
+                    {"name": f"Town {n}", "population_total": str(200 + n)}, "fact")]
+        world.pages.append(WikiPage(id=60_000 + n, title=f"Town {n}", ns=0, revisions=revs,
+                                    template="Infobox settlement"))
+    path = write_export(world.pages, tmp_path / "towns.xml.bz2")
+    size = len(bz2.decompress(path.read_bytes()))
+    tracemalloc.start()
+    questions, rejected, _ = _run(world, path, tmp_path / "out")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert questions.height == 120
+    assert size > 12_000_000
+    assert peak < size / 4, f"peak {peak:,} bytes for a {size:,}-byte export"
+    _check_against_truth(world, questions, rejected)

@@ -114,13 +114,13 @@ def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
 
 @dataclass(frozen=True, slots=True)
 class _Pending:
-    """A page's chosen change with everything its record needs but the question."""
+    """A page's chosen change with everything its record needs but the question; no revision text, so that
+    what waits for the writer grows with the questions, not with the pages' sizes."""
 
     unit: Unit
-    history: PageHistory
+    page_id: int
     change: Change
-    golden_id: int
-    wiki_url: str
+    evidence: list[Evidence]
     domain: str
     frequency: str
 
@@ -157,7 +157,8 @@ def _page_unit(history: PageHistory, wiki_url: str, read_from: str, *, start: da
                 where=read_from)
     domain = labels.domain(history.templates.get(golden.id, ""), categories(golden.text))
     frequency = labels.update_frequency(history.states, change.key, end=end, horizon=horizon)
-    return _Pending(unit, history, change, golden.id, wiki_url, domain.value, frequency.value)
+    evidence = [_evidence(history, wiki_url, rev_id) for rev_id in dict.fromkeys((change.rev_id, golden.id))]
+    return _Pending(unit, history.page_id, change, evidence, domain.value, frequency.value)
 
 
 def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, counts: Counter[str],
@@ -165,22 +166,20 @@ def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, c
     """One batch through the writer (an LLM writer keeps its calls in flight); the refused kept with reasons."""
     records = []
     for item, written in zip(pending, writer.write([p.unit for p in pending]), strict=True):
-        unit, change, history = item.unit, item.change, item.history
+        unit, change = item.unit, item.change
         if not written.kept:
             rejects.append(_reject("check", written.reason or "no_question",
                                    f"page {unit.title!r} key {unit.key!r} revision {change.rev_id}: {written.detail}",
-                                   {"page": unit.title, "page_id": history.page_id, "key": unit.key,
+                                   {"page": unit.title, "page_id": item.page_id, "key": unit.key,
                                     "question": written.question, "answer": unit.value}))
             continue
         counts["questions_written"] += 1
         records.append(WikipediaRecord(
-            id=_id(history.page_id, unit.key, change.rev_id, unit.value), question=written.question or "",
+            id=_id(item.page_id, unit.key, change.rev_id, unit.value), question=written.question or "",
             answer=unit.value, answer_aliases=answer_aliases(unit.value), source="wikipedia", level=item.frequency,
-            event_date=change.timestamp.date(), as_of=as_of,
-            evidence=[_evidence(history, item.wiki_url, rev_id) for rev_id in dict.fromkeys((change.rev_id,
-                                                                                             item.golden_id))],
+            event_date=change.timestamp.date(), as_of=as_of, evidence=item.evidence,
             verification=written.verification, generator=written.generator, page_title=unit.title,
-            page_id=history.page_id, infobox_key=unit.key, revision_id=change.rev_id, value_before=change.before,
+            page_id=item.page_id, infobox_key=unit.key, revision_id=change.rev_id, value_before=change.before,
             recompute=unit.rule, update_frequency=item.frequency, domain=item.domain,
             infobox=json.dumps(dict(unit.infobox), ensure_ascii=False), first_paragraph=unit.first_paragraph))
     return records
@@ -189,7 +188,7 @@ def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, c
 def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], pending: list[_Pending],
                  counts: Counter[str]) -> list[WikipediaRecord]:
     """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label."""
-    units = {(p.history.page_id, p.unit.key): p.unit for p in pending}
+    units = {(p.page_id, p.unit.key): p.unit for p in pending}
     given = domains.classify([(r.question, units[(r.page_id, r.infobox_key)]) for r in records])
     counts["domains_by_llm"] = sum(d is not None for d in given)
     counts["domains_by_rule"] = sum(d is None for d in given)
