@@ -12,10 +12,9 @@ from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel
 from timelyqa.errors import ConfigError
-from timelyqa.wikipedia import pipeline
+from timelyqa.wikipedia import pipeline, writers
 from timelyqa.wikipedia.apiclient import ApiSettings
 from timelyqa.wikipedia.labels import DOMAIN_CAP
-from timelyqa.wikipedia import writers
 
 STAGES = ("pages", "revisions", "keys", "changes", "questions")
 GENERATORS = ("template", "llm")

@@ -229,6 +229,15 @@ def test_wikipedia_over_the_api_gives_the_questions_of_the_dump(wiki: tuple[Worl
     assert from_api.equals(from_dump)
     manifest = json.loads((tmp_path / "api" / "manifest.json").read_text())
     assert manifest["inputs"] == {"api": {"endpoint": double.endpoint}} and manifest["usage"]["api_requests"] > 0
+    # Answers on another date from the live wiki are those of the dump.
+    day = f"{world.end + timedelta(days=2):%Y-%m-%d}"
+    ask = ["wikipedia", "answer", "--date", day, "--questions", tmp_path / "api"]
+    assert timelyqa(*ask, "--dump", dump, "--out", tmp_path / "by-dump.parquet").returncode == 0
+    with MediaWikiDouble(world.pages) as double:
+        proc = timelyqa(*ask, "--api", double.endpoint, "--user-agent", UA, "--out", tmp_path / "by-api.parquet")
+        assert proc.returncode == 0, proc.stderr
+    by_api, by_dump = (pl.read_parquet(tmp_path / f"by-{k}.parquet") for k in ("api", "dump"))
+    assert by_api.equals(by_dump) and by_api["answer"].drop_nulls().len() > 0
 
 
 @pytest.mark.parametrize(("args", "says"), [
