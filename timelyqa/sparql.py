@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import email.utils
 import http.client
 import threading
 import time
@@ -15,7 +14,7 @@ import orjson
 from SPARQLWrapper import ASK, JSON, POST, SELECT, URLENCODED, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
 
 USER_AGENT = "timelyqa/0.1 (+https://github.com/timelyqa/timelyqa)"
 SPARQL_JSON = ("application/sparql-results+json", "application/json")
@@ -139,7 +138,8 @@ class SparqlEndpoint:
     def _status_error(self, code: int, headers: Any, first_line: str) -> Exception:
         message = f"endpoint {self.url} answered HTTP {code or '?'}: {first_line}"
         if code >= 500 or code in _TRANSIENT_STATUS:
-            return TransientSourceError(message, retry_after=_retry_after(headers))
+            wait = retry_after(headers.get("Retry-After")) if headers is not None else None
+            return TransientSourceError(message, retry_after=wait)
         return SourceContractError(message)
 
 
@@ -149,22 +149,6 @@ class _Unreachable(TransientSourceError):
     def __init__(self, url: str, reason: str) -> None:
         super().__init__(f"endpoint {url} did not answer: {reason}")
         self.reason = reason
-
-
-def _retry_after(headers: Any) -> float | None:
-    """Seconds from a Retry-After header, given as seconds or as an HTTP date."""
-    value = headers.get("Retry-After") if headers is not None else None
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _first_line(exc: BaseException) -> str:

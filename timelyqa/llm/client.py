@@ -15,7 +15,6 @@ validated value, or the snake_case reason it has none. What a call can return:
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import re
 import threading
@@ -29,7 +28,7 @@ import openai
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from timelyqa.errors import ConfigError, TransientSourceError
+from timelyqa.errors import ConfigError, TransientSourceError, retry_after
 from timelyqa.llm.cache import ReplyCache, cache_key
 from timelyqa.llm.settings import JsonMode, LLMSettings
 
@@ -297,24 +296,13 @@ def _parse(content: str, shape: type[BaseModel], finish: str | None) -> tuple[An
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a 429 or 503 asks us to wait: `retry-after-ms`, or `Retry-After` in seconds or as an HTTP date."""
+    """Seconds a 429 or 503 asks us to wait: OpenAI's `retry-after-ms`, else `Retry-After`."""
     if (ms := headers.get("retry-after-ms")) is not None:
         try:
             return max(0.0, float(ms) / 1000)
         except ValueError:
             pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None  # a header we cannot read: fall back to our own backoff
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after(headers.get("retry-after"))
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -18,7 +18,6 @@ one page or the run); SourceContractError for an answer that is not JSON; Config
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import os
 import re
@@ -33,7 +32,7 @@ import httpx
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
 
 log = logging.getLogger(__name__)
 
@@ -231,7 +230,7 @@ class MediaWikiAPI:
         """(data, "", None) for an answer; (None, why, wait) for a failure worth retrying; raises for the rest."""
         url, status = str(response.request.url), response.status_code
         if status in _RETRY_STATUS:
-            return None, f"HTTP {status}", _retry_after(response.headers)
+            return None, f"HTTP {status}", retry_after(response.headers.get("retry-after"))
         if 300 <= status < 400:
             raise ConfigError(f"{url} redirects (HTTP {status}) to {response.headers.get('location')!r}; only "
                               f"{self.settings.endpoint} is requested: configure the endpoint it moved to")
@@ -251,7 +250,7 @@ class MediaWikiAPI:
             code = str(error.get("code", "unknown")) if isinstance(error, dict) else "unknown"
             info = _one_line(str(error.get("info", "")) if isinstance(error, dict) else str(error))
             if code in _RETRY_CODES:
-                wait = _retry_after(response.headers)
+                wait = retry_after(response.headers.get("retry-after"))
                 return None, f"{code} ({info})", max(_MAXLAG_WAIT, wait if wait is not None else 0.0)
             raise ApiError(code, info, url)
         return data, "", None
@@ -272,22 +271,6 @@ class MediaWikiAPI:
         with self._lock:
             for name, amount in amounts.items():
                 self.usage[f"api_{name}"] += amount  # type: ignore[assignment]
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds the server asks us to wait: `Retry-After` in seconds or as an HTTP date; None if absent or unreadable."""
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _summary(params: Mapping[str, str]) -> str:
