@@ -262,7 +262,8 @@ def test_wikipedia_bad_input_stops_before_any_work_in_one_line(wiki: tuple[World
     for option, value in window.items():
         if option not in given:
             given += [option, value]
-    proc = timelyqa("wikipedia", *given, "--out", tmp_path / "out")
+    # No User-Agent from the developer's environment: every case must stop before any request leaves 127.0.0.1.
+    proc = timelyqa("wikipedia", *given, "--out", tmp_path / "out", env={"TIMELYQA_WIKIPEDIA_API_USER_AGENT": ""})
     assert proc.returncode == 2
     assert says in error_line(proc)
     assert not (tmp_path / "out").exists()

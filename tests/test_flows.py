@@ -226,7 +226,9 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     ({"start": "last week"}, "start 'last week'"),
 ])
 def test_wikipedia_flow_fails_before_any_work_on_bad_input(wikipedia_run: tuple[State, Path, World], tmp_path: Path,
-                                                           params: dict[str, str], says: str) -> None:
+                                                           params: dict[str, str], says: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TIMELYQA_WIKIPEDIA_API_USER_AGENT", raising=False)  # the live API is never asked
     _, out, world = wikipedia_run
     given = {"dump": str(out.parent / "history.xml.bz2"), "start": world.start.isoformat(),
              "end": world.end.isoformat(), **params}
