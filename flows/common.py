@@ -7,9 +7,11 @@ from typing import Any
 
 from prefect import Task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.blocks.system import Secret
 from prefect.client.schemas.objects import State, TaskRun
 
-from timelyqa.errors import is_transient
+from timelyqa.errors import ConfigError, is_transient
+from timelyqa.manifest import Manifest
 
 
 def exception_of(state: State) -> BaseException | None:
@@ -37,12 +39,15 @@ RETRY_TRANSIENT: dict[str, Any] = {
 """Task options for a stage that touches a source: three retries with backoff, transient failures only."""
 
 
-def funnel_order(counts: Mapping[str, int], stages: tuple[str, ...]) -> dict[str, int]:
-    """Counts reordered by the stage their key starts with (`verify.verified` under `verify`); others last."""
-    def rank(key: str) -> int:
-        return next((i for i, stage in enumerate(stages) if key == stage or key.startswith((f"{stage}.", f"{stage}_"))),
-                    len(stages))
-    return {key: counts[key] for key in sorted(counts, key=rank)}
+def secret(block: str | None) -> str | None:
+    """The value of the Prefect Secret block named `block`, or None when no block is named; a block that does not
+    exist is a ConfigError naming it (a deployment that names one expects it to be there)."""
+    if not block:
+        return None
+    try:
+        return str(Secret.load(block).get())
+    except ValueError as exc:
+        raise ConfigError(f"no Prefect Secret block named {block!r}") from exc
 
 
 def table_rows(counts: Mapping[str, int], key: str) -> list[dict[str, Any]]:
@@ -50,8 +55,10 @@ def table_rows(counts: Mapping[str, int], key: str) -> list[dict[str, Any]]:
     return [{key: name, "count": int(n)} for name, n in counts.items()]
 
 
-def publish_funnel(prefix: str, counts: Mapping[str, int], rejects: Mapping[str, int], *, out: str) -> None:
-    """Three artifacts for one run: the funnel (stage, count), the reject reasons (reason, count), a summary."""
+def publish_funnel(manifest: Manifest, *, out: str) -> None:
+    """Three artifacts for one run: the funnel (stage, count) in the order the manifest and the CLI give it, the
+    reject reasons (reason, count), a summary."""
+    prefix, counts, rejects = manifest.source, manifest.counts, manifest.rejects
     create_table_artifact(table_rows(counts, "stage"), key=f"{prefix}-funnel",
                           description=f"{prefix}: counts per stage, in the order the stages ran")
     create_table_artifact(table_rows(rejects, "reason"), key=f"{prefix}-rejects",

@@ -7,11 +7,9 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel
+from flows.common import RETRY_TRANSIENT, publish_funnel
+from timelyqa.manifest import Manifest
 from timelyqa.wikidata import pipeline
-
-STAGES = ("read_t0", "read_t1", "delta", "synthesize", "verify", "questions")
-"""The prefixes of the manifest's counts in the order the stages run, so the funnel reads top to bottom."""
 
 
 @task
@@ -42,7 +40,7 @@ def verify_questions(candidates: Path, t1_dir: Path, workdir: Path, endpoint: st
 
 
 @task
-def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> dict[str, Any]:
+def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> Manifest:
     return pipeline.finish(workdir, out, settings=settings)
 
 
@@ -67,5 +65,5 @@ def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None
     candidates = synthesize_questions(t1, delta, workdir, settings)
     verify_questions(candidates, t1, workdir, endpoint, settings)
     manifest = write_outputs(workdir, out_dir, settings)
-    publish_funnel("wikidata", funnel_order(manifest["counts"], STAGES), manifest["rejects"], out=str(out_dir))
-    return manifest
+    publish_funnel(manifest, out=str(out_dir))
+    return manifest.model_dump(mode="json")

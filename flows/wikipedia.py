@@ -1,76 +1,60 @@
-"""The Wikipedia flow: a dump or the Action API and a window in, checked questions about infobox changes out."""
+"""The Wikipedia flow: a dump or the Action API and a window in, checked questions about infobox changes out.
+
+One task per stage, as the Wikidata flow has: the pages read (network or dump) and parsed into changes, the
+questions written, the questions checked, then labels and outputs; each retries on its own, and an LLM
+stage retried pays only for what its cache does not hold.
+"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.blocks.system import Secret
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel
-from timelyqa.errors import ConfigError
-from timelyqa.wikipedia import pipeline, writers
-from timelyqa.wikipedia.apiclient import ApiSettings
+from flows.common import RETRY_TRANSIENT, publish_funnel, secret
+from timelyqa.manifest import Manifest
+from timelyqa.wikipedia import options, pipeline, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
-
-STAGES = ("pages", "revisions", "keys", "changes", "questions")
-GENERATORS = ("template", "llm")
-
-
-def window_of(start: str | None, end: str | None, days: int) -> tuple[datetime, datetime]:
-    """The window: ISO moments (UTC when no zone), or by default the `days` that ended at the last midnight UTC."""
-    def moment(text: str, name: str) -> datetime:
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError:
-            raise ConfigError(f"{name} {text!r} is not an ISO date or time") from None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value
-
-    stop = moment(end, "end") if end else datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return (moment(start, "start") if start else stop - timedelta(days=days)), stop
-
-
-def secret(block: str | None) -> str | None:
-    """The value of a Prefect Secret block, or None when no block is named."""
-    if not block:
-        return None
-    try:
-        return str(Secret.load(block).get())
-    except ValueError as exc:
-        raise ConfigError(f"no Prefect Secret block named {block!r}") from exc
 
 
 @task
-def check_inputs(dump: str | None, api: str | None, user_agent: str | None, generator: str, start: datetime,
-                 end: datetime) -> None:
-    """Fail the run on a wrong path, endpoint, window or generator before any work; never retried."""
-    if generator not in GENERATORS:
-        raise ConfigError(f"generator {generator!r}: one of {', '.join(GENERATORS)}")
-    pipeline.open_source(_source(dump, api, user_agent), start=start, end=end, horizon=timedelta(0))
+def check_inputs(source: options.Source, settings: options.Settings) -> None:
+    """Fail the run on a wrong path or endpoint before any work; never retried."""
+    pipeline.open_source(source, settings)
 
 
-# The model's key is read inside the task, never passed in: task inputs feed cache keys and flow parameters
-# are stored by the API. The task is retried on transient failures (the API, the model); replies already
-# given come from the LLM cache, so a retry pays only for the rest.
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
-def make_questions(dump: str | None, api: str | None, user_agent: str | None, out: Path, start: datetime,
-                   end: datetime, seed: int, cap_per_domain: int, horizon_days: int, generator: str,
-                   llm_domains: bool, llm_secret_block: str | None) -> dict[str, Any]:
-    key = secret(llm_secret_block) if generator == "llm" or llm_domains else None
-    writer = writers.llm_writer(cache_dir=out / "llm-cache", api_key=key) if generator == "llm" else None
-    domains = writers.llm_domains(cache_dir=out / "llm-cache", api_key=key, writer=writer) if llm_domains else None
-    return pipeline.run(_source(dump, api, user_agent), out, start=start, end=end, seed=seed,
-                        cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days), writer=writer,
-                        domains=domains)
+def read_changes(source: options.Source, workdir: Path, settings: options.Settings) -> Path:
+    return pipeline.read_changes(source, workdir, settings)
 
 
-def _source(dump: str | None, api: str | None, user_agent: str | None) -> pipeline.Source:
-    if (dump is None) == (api is None):
-        raise ConfigError("give one of dump (a MediaWiki XML export) or api (a wiki's api.php URL)")
-    return Path(dump) if dump else ApiSettings.from_env(endpoint=api, user_agent=user_agent)
+# The model's key is read inside each task, never passed in: task inputs feed cache keys and flow parameters
+# are stored by the API. Replies already given come from the LLM cache, so a retry pays only for the rest.
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def write_questions(units: Path, workdir: Path, settings: options.Settings, llm_secret_block: str | None) -> Path:
+    return pipeline.write_questions(units, workdir, _writer(workdir, settings, llm_secret_block))
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def check_questions(written: Path, workdir: Path, settings: options.Settings, llm_secret_block: str | None) -> Path:
+    return pipeline.check_questions(written, workdir, _writer(workdir, settings, llm_secret_block))
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def write_outputs(source: options.Source, checked: Path, workdir: Path, out: Path, settings: options.Settings,
+                  llm_secret_block: str | None) -> Manifest:
+    domains = None
+    if settings.llm_domains:
+        domains = writers.llm_domains(cache_dir=workdir / "llm-cache", api_key=secret(llm_secret_block))
+    return pipeline.finish(source, checked, workdir, out, settings, domains=domains)
+
+
+def _writer(workdir: Path, settings: options.Settings, block: str | None) -> writers.Writer:
+    if settings.generator == "llm":
+        return writers.llm_writer(cache_dir=workdir / "llm-cache", api_key=secret(block))
+    return writers.TemplateWriter()
 
 
 @flow(name="wikipedia")
@@ -88,9 +72,16 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     domains with the writer's model (DailyQA's zero-shot way) instead of by rule.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
-    window = window_of(start, end, days)
-    check_inputs(dump, api, user_agent, generator, *window)
-    manifest = make_questions(dump, api, user_agent, Path(out), *window, seed, cap_per_domain, horizon_days,
-                              generator, llm_domains, llm_secret_block)
-    publish_funnel("wikipedia", funnel_order(manifest["counts"], STAGES), manifest["rejects"], out=out)
-    return manifest
+    window = options.window(start, end, days=days)
+    settings = options.Settings.of(start=window[0], end=window[1], seed=seed, cap_per_domain=cap_per_domain,
+                                   horizon_days=horizon_days, generator=generator, llm_domains=llm_domains)
+    source = options.source_of(dump, api, user_agent)
+    out_dir = Path(out)
+    workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
+    check_inputs(source, settings)
+    units = read_changes(source, workdir, settings)
+    written = write_questions(units, workdir, settings, llm_secret_block)
+    checked = check_questions(written, workdir, settings, llm_secret_block)
+    manifest = write_outputs(source, checked, workdir, out_dir, settings, llm_secret_block)
+    publish_funnel(manifest, out=out)
+    return manifest.model_dump(mode="json")

@@ -6,41 +6,34 @@ from typing import Any
 
 import yaml
 
+from timelyqa.sources import sources
 from timelyqa.split import SPLITS
 
 DEFAULT_CONFIG = "default"
 """The config holding every source with the common columns only; the one `load_dataset(repo)` returns."""
 PRETTY_NAME = "TimelyQA"
 
-SOURCE_LICENSES: dict[str, str] = {
-    "wikidata": "cc0-1.0",  # Wikidata's structured data is CC0
-    "wikipedia": "cc-by-sa-4.0",  # Wikipedia text is CC BY-SA 4.0
-}
-"""Hub licence ids per source; a source not listed is `other` and its terms follow its evidence pages."""
-
-SOURCE_TEXT: dict[str, str] = {
-    "wikidata": "facts that changed between two Wikidata snapshots, answers proven by a SPARQL query",
-    "wikipedia": "infobox values that changed between Wikipedia revisions, as DailyQA makes them",
-    "news": "events reported in news articles",
-    "site_tree": "questions over whole site trees",
-    "official_site": "facts stated on official sites",
-}
+def _licence(source: str) -> str:
+    """The Hub licence id of a source's rows; `other` when its terms follow each row's evidence pages."""
+    spec = sources().get(source)
+    return spec.licence if spec is not None else "other"
 
 
-SOURCE_NOTES: dict[str, list[str]] = {
-    "wikipedia": [
-        "## Wikipedia: answers on any date", "",
-        "Each `wikipedia` row asks for one infobox value of one page (`page_title`, `infobox_key`); `answer` is "
-        "that value at `as_of`, the end of the window the change was found in, and `level` is "
-        "`frequent_update` when the value changed again in the week after. `recompute` is the rule that "
-        "answers the question on any other date: the value under that key in the last revision of the page at "
-        "or before the date. Apply it to a MediaWiki dump with history or to the live API:", "",
-        "```", "timelyqa wikipedia answer --date 2027-01-15 --questions RELEASE_FOLDER "
-        "--api https://en.wikipedia.org/w/api.php --user-agent 'you (you@example.org)' --out answers.parquet",
-        "```", "",
-    ],
-}
-"""What a user needs to know of one source's rows, in the card when the release holds that source."""
+def _summary(source: str) -> str:
+    spec = sources().get(source)
+    return spec.card.summary if spec is not None else "questions from this source"
+
+
+def _section(source: str) -> list[str]:
+    """What a user needs to know of one source's rows, in the card when the release holds that source."""
+    spec = sources().get(source)
+    return list(spec.card.section) if spec is not None else []
+
+
+def _explanation(source: str, reason: str) -> str:
+    spec = sources().get(source)
+    found = next((r for r in spec.reasons if r == reason), None) if spec is not None else None
+    return found.explanation if found is not None else ""
 
 
 def _size_category(rows: int) -> str:
@@ -62,8 +55,8 @@ def _total(manifest: dict[str, Any], config: str, split: str | None = None) -> i
 
 def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
     """The card's YAML metadata: licences, tags and one `configs:` entry per config with its data files."""
-    sources = sorted(manifest["sources"])
-    licenses = sorted({SOURCE_LICENSES.get(source, "other") for source in sources}) or ["other"]
+    names = sorted(manifest["sources"])
+    licenses = sorted({_licence(source) for source in names}) or ["other"]
     configs = []
     for name in _config_names(manifest):
         splits = manifest["configs"][name]["splits"]
@@ -82,7 +75,7 @@ def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
         "language": ["en"],
         "task_categories": ["question-answering"],
         "size_categories": [_size_category(_total(manifest, DEFAULT_CONFIG))],
-        "tags": ["temporal", "live-benchmark", "rlvr", "canary", *sources],
+        "tags": ["temporal", "live-benchmark", "rlvr", "canary", *names],
         "configs": configs,
         "dataset_info": [_dataset_info(manifest, name) for name in _config_names(manifest)
                          if manifest["configs"][name]["splits"] and manifest["configs"][name].get("features")],
@@ -149,7 +142,8 @@ def _funnel_section(manifest: dict[str, Any]) -> list[str]:
         lines += _table(["stage", "count"], [[f"`{s['stage']}`", s["count"]] for s in info["funnel"]]) + [""]
         rejects = sorted(info["rejects"].items(), key=lambda item: (-item[1], item[0]))
         if rejects:
-            lines += _table(["reject reason", "count"], [[f"`{reason}`", n] for reason, n in rejects]) + [""]
+            lines += _table(["reject reason", "count", "why"],
+                            [[f"`{reason}`", n, _explanation(source, reason)] for reason, n in rejects]) + [""]
         generators = ", ".join(f"`{g}`" for g in info["generators"]) or "none"
         lines += [f"Generators: {generators}.", ""]
     return lines
@@ -209,10 +203,10 @@ def _training_section() -> list[str]:
 
 def render_card(manifest: dict[str, Any]) -> str:
     """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
-    sources = sorted(manifest["sources"])
-    described = "; ".join(f"**{s}** ({SOURCE_TEXT.get(s, 'questions from this source')})" for s in sources)
-    licences = "; ".join(f"`{s}`: {SOURCE_LICENSES[s].upper()}" if s in SOURCE_LICENSES
-                         else f"`{s}`: other (the terms of the pages in each row's `evidence`)" for s in sources)
+    names = sorted(manifest["sources"])
+    described = "; ".join(f"**{s}** ({_summary(s)})" for s in names)
+    licences = "; ".join(f"`{s}`: {_licence(s).upper()}" if _licence(s) != "other"
+                         else f"`{s}`: other (the terms of the pages in each row's `evidence`)" for s in names)
     body = [
         f"# {PRETTY_NAME} {manifest['version']}", "",
         "Question-answer pairs whose answers change with the world, each dated by the event that made it true "
@@ -225,7 +219,7 @@ def render_card(manifest: dict[str, Any]) -> str:
         "```", manifest["canary"], "```", "",
         *_counts_section(manifest), "",
         *_split_section(manifest), "",
-        *[line for source in sources for line in SOURCE_NOTES.get(source, [])],
+        *[line for source in names for line in _section(source)],
         *_funnel_section(manifest),
         *_usage_section(manifest),
         *_changes_section(manifest),

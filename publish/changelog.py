@@ -9,6 +9,8 @@ from typing import Any
 
 import polars as pl
 
+from timelyqa.names import current_name
+
 INDEX_COLUMNS = ["id", "source", "split", "generator"]
 _SUFFIX = re.compile(r"^(v\d{4}\.\d{2}\.\d{2})(?:\.(\d+))?$")
 
@@ -39,18 +41,24 @@ def next_version(base: str, previous: str | None) -> str:
 
 
 def changes(before: pl.DataFrame, after: pl.DataFrame) -> dict[str, Any]:
-    """Counts of rows added, retired, moved (per from->to split) and regenerated (generator changed), per source."""
+    """Counts of rows added, retired, moved (per from->to split) and regenerated (generator changed), per source;
+    and the generators renamed (one spelling for versioned names): rows whose generator is only spelled anew."""
     joined = after.join(before, on="id", how="full", suffix="_before", coalesce=True)
     added = joined.filter(pl.col("source_before").is_null() & pl.col("source").is_not_null())
     retired = joined.filter(pl.col("source").is_null())
     kept = joined.filter(pl.col("source").is_not_null() & pl.col("source_before").is_not_null())
     moved = kept.filter(pl.col("split") != pl.col("split_before"))
-    regenerated = kept.filter(pl.col("generator") != pl.col("generator_before"))
+    current = pl.col("generator_before").map_elements(current_name, return_dtype=pl.String())
+    changed = kept.filter(pl.col("generator") != pl.col("generator_before"))
+    renamed = changed.filter(current == pl.col("generator"))
+    regenerated = changed.filter(current != pl.col("generator"))
     return {
         "added": _per_source(added, "source"),
         "retired": _per_source(retired, "source_before"),
         "moved": {f"{a} -> {b}": int(n) for a, b, n in sorted(moved.group_by("split_before", "split").len().iter_rows())},
         "regenerated": _per_source(regenerated, "source"),
+        "renamed": {f"{a} -> {b}": int(n)
+                    for a, b, n in sorted(renamed.group_by("generator_before", "generator").len().iter_rows())},
     }
 
 
@@ -70,6 +78,10 @@ def changelog_entry(version: str, created: str, previous: str | None, diff: dict
     lines.append(f"- {total('retired')} rows retired" + _detail(diff["retired"]))
     lines.append(f"- {total('moved')} rows moved between splits" + _detail(diff["moved"]))
     lines.append(f"- {total('regenerated')} rows rewritten by a new generator version" + _detail(diff["regenerated"]))
+    for rename, n in diff.get("renamed", {}).items():
+        old, new = rename.split(" -> ")
+        lines.append(f"- generator `{old}` is now spelled `{new}` ({n} rows): a new name only; the questions, "
+                     "answers and splits did not change")
     return "\n".join(lines + ["", ""])
 
 

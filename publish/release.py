@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import polars as pl
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from publish.card import DEFAULT_CONFIG, render_card
 from publish.changelog import INDEX_COLUMNS, changelog_entry, changes, next_version, previous_release, write_changelog
 from timelyqa.errors import ConfigError
+from timelyqa.files import sha256_file, write_parquet
+from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
 from timelyqa.record import CANARY, RECORD_SCHEMA
 from timelyqa.split import (SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text, newest_event_date,
                             split_dates)
 
 ROWS_PER_SHARD = 250_000
-# Small row groups let the Hub's viewer and streaming readers fetch a page of rows without a whole file.
-ROW_GROUP_SIZE = 10_000
-MANIFEST_KEYS = ("source", "inputs", "counts", "rejects", "timings", "generators", "as_of")
-_CONFIG_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)
@@ -35,58 +29,16 @@ class SourceRun:
 
     folder: Path
     source: str
-    manifest: dict[str, Any]
+    manifest: Manifest
     as_of: datetime
     questions: pl.DataFrame
     questions_sha256: str
     rejected_sha256: str | None
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-def code_version() -> str:
-    try:
-        return importlib.metadata.version("timelyqa")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
 def _utc(moment: datetime) -> datetime:
     # A naive datetime is taken as UTC: release dates are always stated in UTC.
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def _read_manifest(folder: Path) -> tuple[dict[str, Any], datetime]:
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"{folder}: manifest.json is not readable JSON ({exc})") from exc
-    if not isinstance(manifest, dict):
-        raise ConfigError(f"{folder}: manifest.json is not a JSON object")
-    missing = [key for key in MANIFEST_KEYS if key not in manifest]
-    if missing:
-        raise ConfigError(f"{folder}: manifest.json lacks {', '.join(missing)}")
-    source = manifest["source"]
-    if not isinstance(source, str) or not _CONFIG_NAME.match(source) or source == DEFAULT_CONFIG:
-        raise ConfigError(f"{folder}: manifest.json source {source!r} cannot name a config")
-    for key, kind in (("inputs", dict), ("counts", dict), ("rejects", dict), ("timings", dict),
-                      ("generators", list)):
-        if not isinstance(manifest[key], kind):
-            raise ConfigError(f"{folder}: manifest.json {key} is not a JSON {'object' if kind is dict else 'list'}")
-    for key in ("counts", "rejects"):
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in manifest[key].values()):
-            raise ConfigError(f"{folder}: manifest.json {key} holds a value that is not an integer")
-    try:
-        as_of = _utc(datetime.fromisoformat(manifest["as_of"]))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{folder}: manifest.json as_of {manifest['as_of']!r} is not an ISO datetime") from exc
-    return manifest, as_of
 
 
 def _check_schema(folder: Path, schema: pl.Schema) -> None:
@@ -101,24 +53,27 @@ def _check_schema(folder: Path, schema: pl.Schema) -> None:
 def load_run(folder: Path) -> SourceRun:
     """Read and check one source output folder; ConfigError names the folder and what is wrong."""
     folder = Path(folder)
-    for name in ("questions.parquet", "manifest.json"):
+    for name in (QUESTIONS, MANIFEST):
         if not (folder / name).is_file():
             raise ConfigError(f"{folder}: no {name} (not a source output folder)")
-    manifest, as_of = _read_manifest(folder)
-    questions_path = folder / "questions.parquet"
+    manifest = Manifest.read(folder)
+    questions_path = folder / QUESTIONS
     try:
         schema = pl.read_parquet_schema(questions_path)
     except Exception as exc:  # polars raises several kinds for a file that is not parquet
         raise ConfigError(f"{folder}: questions.parquet is not a parquet file ({exc})") from exc
     _check_schema(folder, schema)
+    digests = {name: sha256_file(folder / name) for name in (QUESTIONS, REJECTED) if (folder / name).is_file()}
+    for name, digest in digests.items():
+        if manifest.files.get(name) != digest:
+            raise ConfigError(f"{folder / name}: not the file its manifest.json describes (sha256 differs): the run "
+                              "did not finish, or the file was changed after it")
     questions = pl.read_parquet(questions_path)
-    strays = questions.filter(pl.col("source") != manifest["source"]).height
+    strays = questions.filter(pl.col("source") != manifest.source).height
     if strays:
-        raise ConfigError(f"{folder}: {strays} rows of questions.parquet are not from source {manifest['source']!r}")
-    rejected = folder / "rejected.parquet"
-    return SourceRun(folder=folder, source=manifest["source"], manifest=manifest, as_of=as_of, questions=questions,
-                     questions_sha256=sha256_file(questions_path),
-                     rejected_sha256=sha256_file(rejected) if rejected.is_file() else None)
+        raise ConfigError(f"{folder}: {strays} rows of questions.parquet are not from source {manifest.source!r}")
+    return SourceRun(folder=folder, source=manifest.source, manifest=manifest, as_of=manifest.as_of,
+                     questions=questions, questions_sha256=digests[QUESTIONS], rejected_sha256=digests.get(REJECTED))
 
 
 def merge_runs(runs: list[SourceRun]) -> tuple[pl.DataFrame, int]:
@@ -143,29 +98,6 @@ def merge_runs(runs: list[SourceRun]) -> tuple[pl.DataFrame, int]:
         .drop("__run_as_of", "__run_sha")
     )
     return merged, sum(run.questions.height for run in runs) - merged.height
-
-
-def _plain_type(dtype: pa.DataType) -> pa.DataType:
-    # polars exports large_string/large_list; datasets would surface them as `large_string` and
-    # `LargeList` features, which do not concatenate with ordinary datasets. Plain types read everywhere.
-    if pa.types.is_large_string(dtype) or pa.types.is_string_view(dtype):
-        return pa.string()
-    if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
-        return pa.binary()
-    if pa.types.is_large_list(dtype) or pa.types.is_list_view(dtype) or pa.types.is_list(dtype):
-        return pa.list_(pa.field("item", _plain_type(dtype.value_type)))
-    if pa.types.is_struct(dtype):
-        return pa.struct([pa.field(f.name, _plain_type(f.type), f.nullable) for f in dtype])
-    return dtype
-
-
-def write_parquet(df: pl.DataFrame, path: Path) -> None:
-    """Write df with fixed options and no time-dependent metadata, so equal frames give equal bytes."""
-    table = df.to_arrow()
-    table = table.cast(pa.schema([pa.field(f.name, _plain_type(f.type), f.nullable) for f in table.schema]))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pq.write_table(table, path, row_group_size=ROW_GROUP_SIZE, compression="zstd", compression_level=3,
-                   use_dictionary=True, write_statistics=True, version="2.6", data_page_version="1.0")
 
 
 def _clear_previous(out: Path) -> None:
@@ -204,11 +136,11 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
     rejects: dict[str, int] = {}
     usage: dict[str, float] = {}  # model calls, tokens and seconds, for sources that use an LLM
     for run in runs:
-        for key, amount in (run.manifest.get("usage") or {}).items():
+        for key, amount in run.manifest.usage.items():
             usage[key] = usage.get(key, 0) + amount
-        for stage, count in run.manifest["counts"].items():  # stage order as the source wrote it
+        for stage, count in run.manifest.counts.items():  # stage order as the source wrote it
             funnel[stage] = funnel.get(stage, 0) + count
-        for reason, count in run.manifest["rejects"].items():
+        for reason, count in run.manifest.rejects.items():
             rejects[reason] = rejects.get(reason, 0) + count
     return {
         "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source, rows.columns),
@@ -217,7 +149,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
         "usage": usage,
         "generators": sorted(rows.get_column("generator").drop_nulls().unique().to_list()),
         "runs": [{"questions_sha256": run.questions_sha256, "rejected_sha256": run.rejected_sha256,
-                  "manifest": run.manifest} for run in runs],
+                  "manifest": run.manifest.model_dump(mode="json")} for run in runs],
     }
 
 

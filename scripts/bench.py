@@ -59,18 +59,20 @@ def scan(paths: list[Path]) -> dict[str, float]:
 def delta(paths: list[Path], work: Path) -> dict[str, float]:
     """What the pipeline runs first: read_snapshot of T0 and T1 (rdf=False), then compute_delta."""
     from timelyqa.wikidata import pipeline
+    from timelyqa.stages import StageWriter
     from timelyqa.wikidata.snapshot import SnapshotInfo
+    from timelyqa.wikidata.source import SOURCE
 
     shutil.rmtree(work, ignore_errors=True)
     t0 = pipeline.read_snapshot(paths[0], work, "t0", rdf=False)
     t1 = pipeline.read_snapshot(paths[1], work, "t1", rdf=False)
     pipeline.compute_delta(t0, t1, work)
-    stages = {p.stem: json.loads(p.read_text()) for p in (work / "stages").glob("*.json")}
+    ledger = StageWriter.resume(SOURCE, work.parent, work=work)  # what each stage counted and timed
     i0, i1 = SnapshotInfo.load(t0), SnapshotInfo.load(t1)
     return {"triples_t0": i0.truthy_triples, "triples_t1": i1.truthy_triples, "entities_t0": i0.entities,
-            "entities_t1": i1.entities, "delta_triples": stages["delta"]["delta_triples"],
-            "read_t0_seconds": stages["read_t0"]["seconds"], "read_t1_seconds": stages["read_t1"]["seconds"],
-            "compute_delta_seconds": stages["delta"]["seconds"]}
+            "entities_t1": i1.entities, "delta_triples": ledger.counts["delta_triples"],
+            "read_t0_seconds": ledger.timings["read_t0"], "read_t1_seconds": ledger.timings["read_t1"],
+            "compute_delta_seconds": ledger.timings["delta"]}
 
 
 def worker(job: str, args: list[str]) -> None:

@@ -228,7 +228,7 @@ def test_wikipedia_over_the_api_gives_the_questions_of_the_dump(wiki: tuple[Worl
     from_api = pl.read_parquet(tmp_path / "api" / "questions.parquet").select(columns)
     assert from_api.equals(from_dump)
     manifest = json.loads((tmp_path / "api" / "manifest.json").read_text())
-    assert manifest["inputs"] == {"api": {"endpoint": double.endpoint}} and manifest["usage"]["api_requests"] > 0
+    assert manifest["inputs"] == {"api": {"path": None, "url": double.endpoint, "sha256": None}} and manifest["usage"]["api_requests"] > 0
     # Answers on another date from the live wiki are those of the dump.
     day = f"{world.end + timedelta(days=2):%Y-%m-%d}"
     ask = ["wikipedia", "answer", "--date", day, "--questions", tmp_path / "api"]
@@ -249,7 +249,7 @@ def test_wikipedia_over_the_api_gives_the_questions_of_the_dump(wiki: tuple[Worl
     (["--api", "http://127.0.0.1:9/index.html", "--user-agent", UA], "not an Action API URL"),
     (["--dump", "{dump}", "--start", "2026-13-01"], "--start '2026-13-01' is not a date"),
     (["--dump", "{dump}", "--end", "2026-01-01"], "the start must come before the end"),
-    (["--dump", "{dump}", "--cap-per-domain", "0"], "cap_per_domain=0"),
+    (["--dump", "{dump}", "--cap-per-domain", "0"], "setting cap_per_domain 0: Input should be greater than or equal to 1"),
 ])
 def test_wikipedia_bad_input_stops_before_any_work_in_one_line(wiki: tuple[World, Path], tmp_path: Path,
                                                                args: list[str], says: str) -> None:
@@ -300,5 +300,5 @@ def test_wikipedia_with_the_llm_writer_configured_by_the_environment_reruns_with
         wrong = timelyqa(*args, env={**env, "TIMELYQA_LLM_MODEL": "writer-70b"})
     questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
     assert questions["page_title"].to_list() == ["Ana Lima"]
-    assert questions["generator"].to_list() == ["dailyqa/query_writer@v1+llm:writer-7b"]
+    assert questions["generator"].to_list() == ["dailyqa_query_writer_v1+llm:writer-7b"]
     assert wrong.returncode == 2 and "does not serve model 'writer-70b'" in error_line(wrong)

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from publish.release import build_release
+from tests import runs
 from timelyqa.errors import ConfigError
 from timelyqa.export import PROMPT_VERSION, export_trl, export_verl
 from timelyqa.record import CANARY, QARecord, Verification, WikidataRecord, record_id, to_frame
@@ -55,12 +56,7 @@ def news_record(question: str, answer: str, aliases: list[str], day: date) -> QA
 
 
 def write_source(folder: Path, rows: list[Any], model: type, source: str) -> Path:
-    folder.mkdir(parents=True)
-    to_frame(rows, model).write_parquet(folder / "questions.parquet")
-    manifest = {"source": source, "inputs": {}, "counts": {"verified": len(rows)}, "rejects": {}, "timings": {},
-                "generators": sorted({r.generator for r in rows}), "as_of": AS_OF.isoformat()}
-    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return folder
+    return runs.write_source(folder, to_frame(rows, model), source, as_of=AS_OF.isoformat())
 
 
 @pytest.fixture

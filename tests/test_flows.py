@@ -26,6 +26,7 @@ from flows.wikidata import check_inputs, read_snapshot, verify_questions, wikida
 from flows.wikipedia import wikipedia_flow
 from tests.wikiworld import World, make_world, write_export
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.sources import sources
 
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 BEFORE, AFTER = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
@@ -50,6 +51,9 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[State, Path]:
     out = tmp_path_factory.mktemp("wikidata")
     state = wikidata_flow(before=str(BEFORE), after=str(AFTER), out=str(out), seed=0, return_state=True)
     return state, out
+
+
+SOURCES = sources()
 
 
 def flow_run_id(state: State) -> UUID:
@@ -112,7 +116,9 @@ def test_wikidata_flow_publishes_the_funnel_and_reject_reasons(demo_run: tuple[S
     funnel = table(artifacts["wikidata-funnel"])
     assert {row["stage"]: row["count"] for row in funnel} == manifest["counts"]
     # Top to bottom: from the entities read to the questions written.
-    assert funnel[0]["stage"].startswith("read_t0.")
+    assert [row["stage"] for row in funnel] == [line for line in SOURCES["wikidata"].funnel
+                                                if line in manifest["counts"]], "the registry's order, as the CLI's"
+    assert funnel[0]["stage"] == "t0_entities"
     assert funnel[-1] == {"stage": "questions", "count": pl.read_parquet(out / "questions.parquet").height}
 
     rejects = table(artifacts["wikidata-rejects"])
@@ -211,7 +217,8 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     questions = pl.read_parquet(out / "questions.parquet")
     assert questions.height == manifest["counts"]["questions"] > 0
     assert set(questions["as_of"]) == {world.end}
-    assert {"check_inputs", "make_questions"} <= task_names(state, {"check_inputs", "make_questions"})
+    stages = {"check_inputs", "read_changes", "write_questions", "check_questions", "write_outputs"}
+    assert stages <= task_names(state, stages), "each stage in a task of its own"
     artifacts = artifacts_of(state)
     funnel = table(artifacts["wikipedia-funnel"])
     assert funnel[0]["stage"] == "pages_read" and funnel[-1] == {"stage": "questions", "count": questions.height}
@@ -222,7 +229,7 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     ({"dump": "no-such-export.xml"}, "no-such-export.xml"),
     ({"api": "https://en.wikipedia.org/w/api.php"}, "TIMELYQA_WIKIPEDIA_API_USER_AGENT"),
     ({"dump": str(DEMO / "wikidata-t0.json.gz")}, "not a MediaWiki XML export"),
-    ({"generator": "gpt"}, "generator 'gpt'"),
+    ({"generator": "gpt"}, "setting generator 'gpt': Input should be 'template' or 'llm'"),
     ({"start": "last week"}, "start 'last week'"),
 ])
 def test_wikipedia_flow_fails_before_any_work_on_bad_input(wikipedia_run: tuple[State, Path, World], tmp_path: Path,
@@ -236,7 +243,7 @@ def test_wikipedia_flow_fails_before_any_work_on_bad_input(wikipedia_run: tuple[
         given.pop("dump")
     state = wikipedia_flow(out=str(tmp_path / "out"), return_state=True, **given)
     assert state.is_failed() and says in (state.message or "")
-    assert "make_questions" not in task_names(state, set(), wait=0)
+    assert "read_changes" not in task_names(state, set(), wait=0)
     assert not (tmp_path / "out").exists()
 
 

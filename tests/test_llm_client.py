@@ -34,7 +34,7 @@ class Capital(BaseModel):
 class AskCapital:
     """A prompt in the shape the client takes; the registry's own prompts are tested in test_llm_prompts."""
 
-    id: str = "test/capital@v1"
+    id: str = "test_capital_v1"
     shape: type[BaseModel] = Capital
 
     def render(self, **values: str) -> list[dict[str, str]]:
@@ -69,7 +69,7 @@ def test_a_good_answer_is_validated_and_names_its_prompt_and_model(server: Scrip
     llm, _ = make(server, temperature=0.3, seed=7)
     answer = llm.ask(PROMPT, {"country": "France"})
     assert answer.ok and answer.value == Capital(**GOOD)
-    assert (answer.prompt_id, answer.model, answer.reason) == ("test/capital@v1", "scripted-model", None)
+    assert (answer.prompt_id, answer.model, answer.reason) == ("test_capital_v1", "scripted-model", None)
     sent = server.requests[0]
     assert sent["model"] == "scripted-model" and sent["temperature"] == 0.3 and sent["seed"] == 7
     assert sent["messages"][-1]["content"] == "What is the capital of France?"
@@ -332,7 +332,7 @@ def test_same_model_tells_when_a_check_cannot_be_independent(writer: str, checke
 
 
 def test_the_repair_prompt_is_versioned_in_the_cache_key(server: ScriptedLLM, tmp_path: Path) -> None:
-    assert REPAIR_VERSION.endswith("@v1")
+    assert REPAIR_VERSION.endswith("_v1")
     server.then(Step(content="nope"), reply(GOOD))
     llm, _ = make(server, tmp_path)
     llm.ask(PROMPT, {"country": "France"})

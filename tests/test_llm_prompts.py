@@ -95,12 +95,12 @@ def _values(prompt: Prompt) -> dict[str, str]:
 
 def test_the_registry_holds_every_prompt_of_the_seed_papers() -> None:
     assert set(BY_ID) == {
-        "livenewsbench/query_writer@v1", "livenewsbench/relevance_check@v1", "livenewsbench/qa_writer@v1",
-        "livenewsbench/independent_answerer@v1", "livenewsbench/guideline_check@v1", "livenewsbench/grader@v1",
-        "dailyqa/query_writer@v1", "dailyqa/rag_answerer@v1", "dailyqa/domain_classifier@v1",
-        "webwalker/single_source_qa_writer@v1", "webwalker/multi_source_qa_writer@v1",
-        "webwalker/single_source_verifier@v1", "webwalker/multi_source_verifier@v1",
-        "rtqa/workflow_repair@v1",
+        "livenewsbench_query_writer_v1", "livenewsbench_relevance_check_v1", "livenewsbench_qa_writer_v1",
+        "livenewsbench_independent_answerer_v1", "livenewsbench_guideline_check_v1", "livenewsbench_grader_v1",
+        "dailyqa_query_writer_v1", "dailyqa_rag_answerer_v1", "dailyqa_domain_classifier_v1",
+        "webwalker_single_source_qa_writer_v1", "webwalker_multi_source_qa_writer_v1",
+        "webwalker_single_source_verifier_v1", "webwalker_multi_source_verifier_v1",
+        "rtqa_workflow_repair_v1",
     }
     assert len(BY_ID) == len(PROMPTS), "two templates share an id"
 
@@ -141,13 +141,13 @@ def test_every_prompt_renders_with_all_its_values(prompt: Prompt) -> None:
 
 def test_a_missing_value_is_named_with_the_prompt() -> None:
     prompt = get("livenewsbench/relevance_check")
-    with pytest.raises(ConfigError, match=r"livenewsbench/relevance_check@v1.*no value for slot content"):
+    with pytest.raises(ConfigError, match=r"livenewsbench_relevance_check_v1.*no value for slot content"):
         prompt.render(summary="s", title="t")
 
 
 def test_an_unknown_value_is_named_with_the_prompt() -> None:
     prompt = get("livenewsbench/query_writer")
-    with pytest.raises(ConfigError, match=r"livenewsbench/query_writer@v1.*unknown slot category"):
+    with pytest.raises(ConfigError, match=r"livenewsbench_query_writer_v1.*unknown slot category"):
         prompt.render(headline="h", summary="s", category="Politics and elections")
 
 
@@ -171,7 +171,7 @@ def test_a_paper_with_a_system_part_keeps_it() -> None:
 
 def test_get_returns_the_newest_version_or_the_one_asked() -> None:
     assert get("dailyqa/query_writer") is get("dailyqa/query_writer", 1)
-    assert get("dailyqa/query_writer").id == "dailyqa/query_writer@v1"
+    assert get("dailyqa/query_writer").id == "dailyqa_query_writer_v1"
 
 
 def test_get_names_what_exists_when_asked_for_what_does_not() -> None:

@@ -20,6 +20,7 @@ from timelyqa.llm.check import Models, check_answers
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
 from timelyqa.llm.shapes import QueryOut
+from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
 from timelyqa.wikipedia.questions import descriptive, well_formed
 from timelyqa.wikipedia.writers import LLMWriter
@@ -58,7 +59,7 @@ def test_a_real_model_answers_dailyqas_prompt_in_the_shape_asked_and_a_rerun_rep
         # The server constrains the reply to the shape's schema, so it parses; what it says is the model's.
         assert reply.ok, f"{reply.reason}: {reply.detail}"
         assert isinstance(reply.value, QueryOut) and reply.value.query.strip()
-        assert (reply.prompt_id, reply.model) == ("dailyqa/query_writer@v1", ALIAS)
+        assert (reply.prompt_id, reply.model) == ("dailyqa_query_writer_v1", ALIAS)
     spent = first.usage.as_manifest()
     assert spent["llm_calls"] >= 2 and spent["llm_completion_tokens"] > 0 and spent["llm_seconds"] > 0
 
@@ -89,7 +90,7 @@ def test_the_wikipedia_pipeline_runs_end_to_end_on_a_real_model_and_refuses_with
     export = write_export([_player(n, title) for n, title in enumerate(list(SCRIPT)[:4], start=1)],
                           tmp_path / "players.xml")
     writer = LLMWriter(Models.of(model(url, tmp_path / "cache")))
-    manifest = run(export, tmp_path / "out", start=START, end=END, seed=0, writer=writer)
+    manifest = run(export, tmp_path / "out", Settings(start=START, end=END), writer=writer).model_dump(mode="json")
     questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
     rejected = pl.read_parquet(tmp_path / "out" / "rejected.parquet")
     pages = {json.loads(r["item"])["page"]: r for r in rejected.iter_rows(named=True)}
@@ -104,4 +105,4 @@ def test_the_wikipedia_pipeline_runs_end_to_end_on_a_real_model_and_refuses_with
         assert well_formed(row["question"], row["answer"], row["page_title"], infobox) is None
         assert row["verification"]["method"] == "llm-answer-check:same-model"
     assert manifest["usage"]["llm_calls"] >= 4
-    assert manifest["generators"] in ([], [f"dailyqa/query_writer@v1+llm:{ALIAS}"])
+    assert manifest["generators"] in ([], [f"dailyqa_query_writer_v1+llm:{ALIAS}"])

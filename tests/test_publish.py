@@ -28,6 +28,7 @@ from polars.testing import assert_frame_equal
 from publish.hub import PublishResult, publish_release, read_release
 from publish.release import build_release
 from tests.hubserver import HubServer
+from tests import runs
 from timelyqa.errors import ConfigError, TimelyQAError, TransientSourceError
 from timelyqa.record import Evidence, QARecord, Rejected, Verification, WikidataRecord, record_id, to_frame
 
@@ -68,15 +69,7 @@ def plain_rows(source: str, names: list[str]) -> list[QARecord]:
 
 
 def write_source(folder: Path, rows: list[Any], model: type, source: str) -> Path:
-    folder.mkdir(parents=True)
-    frame = to_frame(rows, model)
-    frame.write_parquet(folder / "questions.parquet")
-    rejected = [Rejected(source=source, stage="verify", reason="answer_not_unique", detail="2 rows", item="x")]
-    to_frame(rejected, Rejected).write_parquet(folder / "rejected.parquet")
-    (folder / "manifest.json").write_text(json.dumps({
-        "source": source, "inputs": {}, "counts": {"verified": frame.height}, "rejects": {"answer_not_unique": 1},
-        "timings": {}, "generators": sorted({r.generator for r in rows}), "as_of": AS_OF.isoformat()}))
-    return folder
+    return runs.write_source(folder, to_frame(rows, model), source, as_of=AS_OF.isoformat())
 
 
 def build(tmp: Path, name: str, version: str, sources: dict[str, list[Any]]) -> Path:

@@ -18,8 +18,9 @@ from polars.testing import assert_frame_equal
 
 from publish.release import build_release
 from timelyqa.errors import ConfigError
-from timelyqa.record import (CANARY, RECORD_SCHEMA, WIKIDATA_SCHEMA, Evidence, QARecord, Rejected, Verification,
-                             WikidataRecord, record_id, to_frame)
+from tests.runs import write_source
+from timelyqa.record import (CANARY, RECORD_SCHEMA, Evidence, QARecord, Rejected, Verification,
+                             WikidataRecord, polars_schema, record_id, to_frame)
 from timelyqa.split import assign_splits, group_key_for
 
 CREATED = datetime(2026, 6, 2, 8, 30, tzinfo=UTC)
@@ -61,20 +62,6 @@ def news_rows() -> list[QARecord]:
                      verification=CHECK, generator="news_llm_v1") for n in range(3)]
 
 
-def write_source(folder: Path, frame: pl.DataFrame, source: str, *, as_of: str = "2026-06-01T00:00:00+00:00",
-                 **manifest: Any) -> Path:
-    folder.mkdir(parents=True)
-    frame.write_parquet(folder / "questions.parquet")
-    rejected = [Rejected(source=source, stage="verify", reason="answer_not_unique", detail="2 rows", item="Q9")]
-    to_frame(rejected, Rejected).write_parquet(folder / "rejected.parquet")
-    body = {"source": source, "inputs": {"after": {"path": "dump.json.gz", "sha256": "ab" * 32}},
-            "counts": {"entities": 40, "candidates": 20, "verified": frame.height},
-            "rejects": {"answer_not_unique": 3, "answer_in_question": 2}, "timings": {"verify": 1.5},
-            "generators": sorted(set(frame.get_column("generator").to_list())), "as_of": as_of, **manifest}
-    (folder / "manifest.json").write_text(json.dumps(body), encoding="utf-8")
-    return folder
-
-
 @pytest.fixture
 def sources(tmp_path: Path) -> list[Path]:
     return [write_source(tmp_path / "wikidata", to_frame(wikidata_rows(), WikidataRecord), "wikidata"),
@@ -111,7 +98,7 @@ def test_each_source_config_loads_with_datasets_and_gives_back_its_rows(
         ds = load(str(release), "wikidata", split=split)
         assert "large" not in str(ds.features).lower()  # plain string/list features, as other datasets have
         got = ds.to_polars()
-        assert got.columns == WIKIDATA_SCHEMA.names()
+        assert got.columns == polars_schema(WikidataRecord).names()
         assert_frame_equal(got, want.filter(pl.col("split") == split))
     test_ids = set(load(str(release), "wikidata", split="test")["id"])
     assert test_ids == {r.id for r in wikidata_rows() if r.delta_triple[0] in {"Q4", "Q5", "Q6"}}
@@ -248,11 +235,22 @@ def break_manifest_keys(folder: Path) -> None:
     (folder / "manifest.json").write_text(json.dumps({"source": "wikidata"}))
 
 
+def break_manifest_counts(folder: Path) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "counts": {"verified": "many"}}))
+
+
+def change_questions_after_the_run(folder: Path) -> None:
+    pl.read_parquet(folder / "questions.parquet").head(2).write_parquet(folder / "questions.parquet")
+
+
 @pytest.mark.parametrize(("breakage", "message"), [
     (break_missing_questions, "no questions.parquet"),
     (break_missing_manifest, "no manifest.json"),
     (break_schema, "does not start with RECORD_SCHEMA: column 5 is 'event_date' Date, expected 'level' String"),
-    (break_manifest_keys, "lacks inputs, counts, rejects, timings, generators, as_of"),
+    (break_manifest_keys, "manifest.json: not a timelyqa manifest: as_of: Field required"),
+    (break_manifest_counts, "manifest.json: not a timelyqa manifest: counts.verified: Input should be a valid integer"),
+    (change_questions_after_the_run, "questions.parquet: not the file its manifest.json describes (sha256 differs)"),
 ])
 def test_a_bad_source_folder_is_refused_naming_it(sources: list[Path], tmp_path: Path,
                                                   breakage: Callable[[Path], None], message: str) -> None:
@@ -260,7 +258,7 @@ def test_a_bad_source_folder_is_refused_naming_it(sources: list[Path], tmp_path:
     with pytest.raises(ConfigError) as caught:
         build_release(sources, tmp_path / "release", created=CREATED)
     text = str(caught.value)
-    assert text.startswith(f"{sources[0]}: ") and message in text and "\n" not in text
+    assert text.startswith(f"{sources[0]}") and message in text and "\n" not in text
     assert not (tmp_path / "release").exists()  # refused before any work
 
 

@@ -114,7 +114,7 @@ def test_a_pages_questions_from_two_windows_stay_together() -> None:
         return WikipediaRecord(
             id=record_id("wikipedia", str(page_id), key), question=f"What is the {key} of page {page_id}?", answer="a",
             source="wikipedia", level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
-            generator="template:wikipedia-infobox@v2", page_title=f"Page {page_id}", page_id=page_id,
+            generator="wikipedia_infobox_template_v2", page_title=f"Page {page_id}", page_id=page_id,
             infobox_key=key, revision_id=page_id * 10, value_before=None, recompute="{}",
             update_frequency="infrequent_update", domain="others", infobox="{}", first_paragraph="")
 
@@ -135,7 +135,7 @@ def test_rows_without_their_sources_key_column_are_each_their_own_group() -> Non
     """A source folder need only start with the common columns: without `page_id`, no page groups rows."""
     rows = [QARecord(id=record_id("wikipedia", str(n)), question=f"q{n}", answer="a", source="wikipedia",
                      level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
-                     generator="template:wikipedia-infobox@v2")
+                     generator="wikipedia_infobox_template_v2")
             for n, day in enumerate([date(2026, 5, 9), date(2026, 1, 9)])]
     df = to_frame(rows, QARecord)
     assert group_key_for("wikipedia", df.columns) is DEFAULT_GROUP_KEY

@@ -371,3 +371,21 @@ def test_batches_give_every_generated_question_the_verdict_of_its_own_query(
     assert verdicts == {None, "sparql_no_answer", "sparql_not_unique", "sparql_wrong_answer"}
     assert sum(len(case[0].patterns) == 3 for case in cases.values()) >= 10  # L3 chains, planned and not
     assert len(cases) > 200 and sum(batched[key].count == 1 for key in cases) > 100
+
+
+def test_verified_records_carry_the_check_that_passed_them() -> None:
+    """records_frame takes what it uses, the counts and the endpoint (it once also took an unused `checked_at`)."""
+    from timelyqa.record import WikidataRecord, polars_schema
+    from timelyqa.wikidata.candidates import CANDIDATE_SCHEMA, records_frame
+
+    row = {name: None for name in CANDIDATE_SCHEMA}
+    row |= {"id": "q1", "question": "Who?", "answer": "Tomasz Wielki", "answer_aliases": [], "source": "wikidata",
+            "level": "L1", "sparql": "SELECT ?x WHERE { wd:Q1 wdt:P286 ?x }", "answer_id": "Q2",
+            "query_triples": [["Q1", "P286", "?x"]], "delta_triple": ["Q1", "P286", "Q2"], "evidence": [],
+            "generator": "wikidata_l1_v1"}
+    passed = pl.DataFrame([row], schema=CANDIDATE_SCHEMA, orient="row")
+    records = records_frame(passed, {"q1": 1}, "local oxigraph (T1)")
+    assert records.columns == list(polars_schema(WikidataRecord))
+    assert records["verification"].to_list() == [{"method": "sparql_unique_answer", "query": row["sparql"],
+                                                  "endpoint": "local oxigraph (T1)", "result_count": 1,
+                                                  "passed": True}]

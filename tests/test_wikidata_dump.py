@@ -23,6 +23,8 @@ from tests.worldgen import (World, entity, item_value, make_world, quantity_valu
 from timelyqa.errors import ConfigError
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.pipeline import check_inputs, run
+from timelyqa.sources import get
+from timelyqa.stages import Rejects
 from timelyqa.wikidata.snapshot import SnapshotInfo, read_snapshot
 
 MODIFIED = datetime(2026, 3, 1, tzinfo=UTC)
@@ -39,10 +41,11 @@ class Read:
     """What a user finds in a snapshot folder after `read_snapshot`."""
 
     def __init__(self, dump: Path, folder: Path, *, rdf: bool = False) -> None:
-        self.info: SnapshotInfo = read_snapshot(dump, folder, rdf=rdf)
+        rejects = Rejects(get("wikidata"))
+        self.info: SnapshotInfo = read_snapshot(dump, folder, rdf=rdf, reject=rejects.add)
         self.triples = pl.read_parquet(folder / "triples.parquet")
         self.entities = pl.read_parquet(folder / "entities.parquet")
-        self.bad = pl.read_parquet(folder / "bad.parquet")
+        self.bad = rejects.frame()
 
     def objects(self, s: str, p: str) -> set[str]:
         return set(self.triples.filter((pl.col("s") == s) & (pl.col("p") == p))["o"])
@@ -330,7 +333,7 @@ def test_reading_a_dump_closes_the_file(tmp_path: Path, good_dump: Path) -> None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ResourceWarning)
         check_dump(good_dump)
-        read_snapshot(good_dump, tmp_path / "snap", rdf=False)
+        Read(good_dump, tmp_path / "snap")
         gc.collect()
     leaked = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
     assert leaked == []
@@ -341,7 +344,7 @@ def test_a_plain_dump_cut_before_its_closing_bracket_is_reported(tmp_path: Path)
     whole = [json.dumps({"type": "item", "id": f"Q{n}", "labels": {}, "claims": {}}) for n in (1, 2, 3)]
     cut = tmp_path / "cut.json"
     cut.write_text("[\n" + ",\n".join(whole[:2]) + ",\n")
-    info = read_snapshot(cut, tmp_path / "snap", rdf=False)
-    assert info.entities == 2
-    assert info.bad == {"truncated_file": 1}
-    assert "without the closing ']'" in pl.read_parquet(tmp_path / "snap" / "bad.parquet")["detail"][0]
+    read = Read(cut, tmp_path / "snap")
+    assert read.info.entities == 2
+    assert read.info.bad == {"truncated_file": 1}
+    assert "without the closing ']'" in read.bad["detail"][0]

@@ -72,7 +72,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
         for seed in (0, OTHER_SEED) if world_seed in WORLDS[:2] else (0,):
             settings = Settings(seed=seed)
             dest = folder / f"out-{seed}"
-            manifest = run(before, after, dest, settings=settings)
+            manifest = run(before, after, dest, settings=settings).model_dump(mode="json")
             out.append(Run(world_seed, settings, before, after, dest, manifest,
                            pl.read_parquet(dest / "questions.parquet"), pl.read_parquet(dest / "rejected.parquet"),
                            t0, t1, datatypes))

@@ -18,6 +18,8 @@ import pytest
 from tests.mwapi import (Fault, MediaWikiDouble, api_error, html_page, is_listing, maxlag, revisions_of,
                          throttled)
 from tests.wikiworld import TEMPLATES, WikiPage, World, base36_sha1, make_world, value_at, write_export
+from timelyqa.sources import get
+from timelyqa.stages import Rejects
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, is_transient
 from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.api import ApiReader, answer_at, page_history, pages, recent_pages, revision_at
@@ -275,14 +277,17 @@ def test_an_api_error_for_one_page_rejects_that_page_and_the_rest_come(world: Wo
         reader = pages(client(wiki), world.start, world.end, world.horizon)
         got = read_all(reader)
     assert got == {k: v for k, v in want.items() if k not in (broken, gone)}
-    reasons = {r.reason: r for r in reader.rejected}
-    assert sorted(reasons) == ["api_internal_api_error_dbqueryerror", "page_missing"]
-    row = reasons["api_internal_api_error_dbqueryerror"]
-    assert (row.source, row.stage) == ("wikipedia", "api")
-    assert title[broken] in row.detail and str(broken) in row.detail and "\n" not in row.detail
-    assert json.loads(row.item)["page_id"] == broken
-    assert json.loads(reasons["page_missing"].item)["page_id"] == gone
-    assert reader.counts["bad_api_internal_api_error_dbqueryerror"] == reader.counts["bad_page_missing"] == 1
+    rejects = Rejects(get("wikipedia"))
+    rejects.extend(reader.rejected)
+    reasons = {r["reason"]: r for r in rejects.rows}
+    assert sorted(reasons) == ["api_error", "page_missing"]
+    row = reasons["api_error"]
+    assert (row["source"], row["stage"]) == ("wikipedia", "read")
+    assert title[broken] in row["detail"] and str(broken) in row["detail"] and "\n" not in row["detail"]
+    assert "internal_api_error_DBQueryError" in row["detail"]
+    assert json.loads(row["item"])["page_id"] == broken and json.loads(row["item"])["code"] == (
+        "internal_api_error_DBQueryError")
+    assert json.loads(reasons["page_missing"]["item"])["page_id"] == gone
 
 
 def test_a_revision_whose_text_is_deleted_is_left_out_and_kept_aside(world: World) -> None:
@@ -297,7 +302,7 @@ def test_a_revision_whose_text_is_deleted_is_left_out_and_kept_aside(world: Worl
         got = read_all(reader)
     assert got == expected_pages(edited)
     assert hidden.id not in [r[0] for r in got[page.id]]
-    assert [(r.reason, json.loads(r.item)["revision"]) for r in reader.rejected] == [("text_deleted", hidden.id)]
+    assert [(r.reason, r.item["revision"]) for r in reader.rejected] == [("text_deleted", hidden.id)]
 
 
 def test_html_where_json_was_due_names_the_url(world: World) -> None:

@@ -23,11 +23,13 @@ from timelyqa.errors import ConfigError
 from timelyqa.llm.check import Models
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
+from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
 from timelyqa.wikipedia.writers import LLMDomains, LLMWriter, llm_writer
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 END = START + timedelta(days=7)
+WINDOW = Settings(start=START, end=END)
 OLD, NEW = "Ajax", "Celtic"
 
 # title: (what the writer answers, what the checker answers, the reject reason or None when kept)
@@ -94,23 +96,23 @@ def _writer(servers: tuple[ScriptedLLM, ScriptedLLM], cache: Path | None, *, sam
 
 def test_every_page_gets_the_outcome_its_script_calls_for(export: Path, servers: tuple[ScriptedLLM, ScriptedLLM],
                                                           tmp_path: Path) -> None:
-    manifest = run(export, tmp_path / "out", start=START, end=END, seed=0, writer=_writer(servers, None))
+    manifest = run(export, tmp_path / "out", WINDOW, writer=_writer(servers, None)).model_dump(mode="json")
     questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
     rejected = pl.read_parquet(tmp_path / "out" / "rejected.parquet")
     assert questions["page_title"].to_list() == ["Ana Lima"]
     row = questions.row(0, named=True)
     assert row["question"] == "Which club does the footballer Ana Lima currently play for?" and row["answer"] == NEW
-    assert row["generator"] == "dailyqa/query_writer@v1+llm:writer-7b"
+    assert row["generator"] == "dailyqa_query_writer_v1+llm:writer-7b"
     assert row["verification"]["method"] == "llm-answer-check:independent"
     assert row["verification"]["endpoint"] == "llm:checker-8b" and row["verification"]["passed"]
-    assert "dailyqa/rag_answerer@v1" in row["verification"]["query"]
+    assert "dailyqa_rag_answerer_v1" in row["verification"]["query"]
     reasons = {json.loads(r["item"])["page"]: r["reason"] for r in rejected.iter_rows(named=True)}
     assert reasons == {title: reason for title, (_, _, reason) in SCRIPT.items() if reason}
     mismatch = rejected.filter(pl.col("reason") == "answer_mismatch").row(0, named=True)
     assert "'Ajax'" in mismatch["detail"] and "'Celtic'" in mismatch["detail"] and "Ed Fox" in mismatch["detail"]
     assert json.loads(mismatch["item"])["question"] == "Which club does Ed Fox currently play for?"
-    assert manifest["generators"] == ["dailyqa/query_writer@v1+llm:writer-7b"]
-    assert manifest["settings"]["generator"] == "dailyqa/query_writer@v1+llm:writer-7b"
+    assert manifest["generators"] == ["dailyqa_query_writer_v1+llm:writer-7b"]
+    assert manifest["settings"]["generator"] == "llm"
     # The checker is asked only about questions that passed the rule checks; the writer about every page.
     writer_server, checker_server = servers
     assert checker_server.calls == 3 + 1  # Ana, Ed, Gus, and Gus's one repair
@@ -119,9 +121,9 @@ def test_every_page_gets_the_outcome_its_script_calls_for(export: Path, servers:
 
 def test_a_rerun_makes_no_model_call_and_gives_the_same_rows(export: Path, servers: tuple[ScriptedLLM, ScriptedLLM],
                                                              tmp_path: Path) -> None:
-    run(export, tmp_path / "a", start=START, end=END, seed=0, writer=_writer(servers, tmp_path / "cache"))
+    run(export, tmp_path / "a", WINDOW, writer=_writer(servers, tmp_path / "cache"))
     calls = sum(s.calls for s in servers)
-    manifest = run(export, tmp_path / "b", start=START, end=END, seed=0, writer=_writer(servers, tmp_path / "cache"))
+    manifest = run(export, tmp_path / "b", WINDOW, writer=_writer(servers, tmp_path / "cache")).model_dump(mode="json")
     assert sum(s.calls for s in servers) == calls
     assert manifest["usage"]["llm_calls"] == 0 and manifest["usage"]["llm_cached"] > 0
     for name in ("questions.parquet", "rejected.parquet"):
@@ -138,7 +140,7 @@ def test_a_writer_checking_itself_is_recorded_as_not_independent(export: Path,
         return checker_script(request) if "Title: " in prompt else writer_script(request)
 
     writer_server.default = both
-    run(export, tmp_path / "out", start=START, end=END, seed=0, writer=_writer(servers, None, same=True))
+    run(export, tmp_path / "out", WINDOW, writer=_writer(servers, None, same=True))
     row = pl.read_parquet(tmp_path / "out" / "questions.parquet").row(0, named=True)
     assert row["verification"]["method"] == "llm-answer-check:same-model"
     assert row["verification"]["endpoint"] == "llm:writer-7b"
@@ -171,16 +173,16 @@ def test_domains_come_from_the_model_only_when_asked_and_a_bad_label_keeps_the_r
 
     writer_server.default = classify
     model = LLM(LLMSettings.build(base_url=writer_server.url, model="writer-7b", timeout=5.0, repairs=0))
-    ruled = run(export, tmp_path / "rule", start=START, end=END, seed=0)
-    asked = run(export, tmp_path / "llm", start=START, end=END, seed=0, domains=LLMDomains(model))
+    ruled = run(export, tmp_path / "rule", WINDOW).model_dump(mode="json")
+    asked = run(export, tmp_path / "llm", WINDOW, domains=LLMDomains(model)).model_dump(mode="json")
     by_rule = pl.read_parquet(tmp_path / "rule" / "questions.parquet")
     by_llm = pl.read_parquet(tmp_path / "llm" / "questions.parquet")
-    assert set(by_rule["domain"]) == {"sports_and_entertainment"} and ruled["settings"]["domains"].startswith("rule:")
+    assert set(by_rule["domain"]) == {"sports_and_entertainment"} and ruled["settings"]["domains"].startswith("wikipedia_domain_rule_v")
     assert dict(zip(by_llm["page_title"], by_llm["domain"], strict=True)) == {
         title: {"Ana Lima": "culture_and_arts", "Bo Chen": "sports_and_entertainment"}.get(title, "others")
         for title in by_rule["page_title"]}
     assert asked["counts"]["domains_by_llm"] == len(SCRIPT) - 1 and asked["counts"]["domains_by_rule"] == 1
-    assert asked["settings"]["domains"] == "dailyqa/domain_classifier@v1+llm:writer-7b"
+    assert asked["settings"]["domains"] == "dailyqa_domain_classifier_v1+llm:writer-7b"
     assert asked["usage"]["llm_calls"] == writer_server.calls == len(SCRIPT)
     assert any("Query: [Which club does Ana Lima play for?]" in r["messages"][0]["content"]
                for r in writer_server.requests), "the model classifies the question, with its page"

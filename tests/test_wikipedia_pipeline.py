@@ -16,13 +16,16 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from pydantic import ValidationError
 
 from tests.wikiworld import (DOMAINS, SETTING, TEMPLATES, Rev, WikiPage, World, export_xml, make_world, value_at,
                              write_export)
 from timelyqa.errors import ConfigError
-from timelyqa.record import CANARY, REJECTED_SCHEMA, WIKIPEDIA_SCHEMA, WikipediaRecord
+from timelyqa.record import CANARY, REJECTED_SCHEMA, WikipediaRecord
 from timelyqa.wikipedia.answer import Rule, answers_on, resolve
+from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
+from timelyqa.wikipedia.source import SOURCE
 
 SEEDS = (1, 2, 3)
 
@@ -84,7 +87,8 @@ def frequency(page: WikiPage, key: str, world: World) -> str:
 
 
 def _run(world: World, path: Path, out: Path, seed: int = 0, **kw: object) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
-    manifest = run(path, out, start=world.start, end=world.end, seed=seed, **kw)
+    settings = Settings(start=world.start, end=world.end, seed=seed, **kw)
+    manifest = run(path, out, settings).model_dump(mode="json")
     return pl.read_parquet(out / "questions.parquet"), pl.read_parquet(out / "rejected.parquet"), manifest
 
 
@@ -109,10 +113,10 @@ def _check_against_truth(world: World, questions: pl.DataFrame, rejected: pl.Dat
         assert row["update_frequency"] == frequency(e.page, row["infobox_key"], world) == row["level"]
         assert row["domain"] == DOMAINS[e.page.template]
         assert json.loads(row["recompute"]) == {"page": e.page.title, "page_id": pid, "key": row["infobox_key"],
-                                                "parser": "wikipedia-infobox@v1"}
+                                                "parser": "wikipedia_infobox_parser_v1"}
         assert not any(str(y) in row["question"] for y in range(1950, 2027))
         assert row["canary"] == CANARY and row["source"] == "wikipedia"
-        assert row["generator"] == "template:wikipedia-infobox@v2"
+        assert row["generator"] == "wikipedia_infobox_template_v2"
         assert [ev["revision"] for ev in row["evidence"]][0] == str(e.rev_id)
         rev = next(r for r in e.page.revisions if r.id == e.rev_id)
         assert row["evidence"][0]["sha256"] == hashlib.sha256(rev.text.encode()).hexdigest()
@@ -134,7 +138,7 @@ def test_questions_match_the_histories(worlds: dict, seed: int, tmp_path: Path) 
     questions, rejected, manifest = _run(world, path, tmp_path / "out")
     _check_against_truth(world, questions, rejected)
     assert questions.height >= 15
-    assert questions.schema == WIKIPEDIA_SCHEMA
+    assert questions.schema == SOURCE.schema
     assert [WikipediaRecord.model_validate(r).id for r in questions.iter_rows(named=True)] == questions["id"].to_list()
     assert rejected.schema == REJECTED_SCHEMA
     assert manifest["counts"]["questions"] == questions.height
@@ -321,15 +325,15 @@ def test_inputs_that_are_not_exports_stop_the_run_before_any_work(tmp_path: Path
     not_xml = tmp_path / "dump.json"
     not_xml.write_text('[\n{"id": "Q1"}\n]\n')
     start = datetime(2026, 3, 1, tzinfo=UTC)
+    week = Settings(start=start, end=start + timedelta(days=7))
     with pytest.raises(ConfigError, match="not a MediaWiki XML export"):
-        run(not_xml, tmp_path / "out", start=start, end=start + timedelta(days=7), seed=0)
+        run(not_xml, tmp_path / "out", week)
     with pytest.raises(ConfigError, match="no such file"):
-        run(tmp_path / "missing.xml", tmp_path / "out", start=start, end=start + timedelta(days=7), seed=0)
-    good = write_export(make_world(4, pages=3).pages, tmp_path / "w.xml")
-    with pytest.raises(ConfigError, match="before the end"):
-        run(good, tmp_path / "out", start=start, end=start, seed=0)
-    with pytest.raises(ConfigError, match="time zone"):
-        run(good, tmp_path / "out", start=datetime(2026, 3, 1), end=datetime(2026, 3, 8), seed=0)
+        run(tmp_path / "missing.xml", tmp_path / "out", week)
+    with pytest.raises(ValidationError, match="before the end"):
+        Settings(start=start, end=start)
+    with pytest.raises(ValidationError, match="time zone"):
+        Settings(start=datetime(2026, 3, 1), end=datetime(2026, 3, 8))
     assert not (tmp_path / "out").exists()
 
 

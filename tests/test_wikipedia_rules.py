@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from timelyqa.record import RECORD_SCHEMA, SCHEMAS, WIKIPEDIA_SCHEMA, WikipediaRecord
 from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.changes import (Drop, State, changed_keys, choose, keep_key, keep_value, page_changes,
                                         value_at)
@@ -211,7 +210,3 @@ def test_the_recompute_rule_round_trips() -> None:
     rule = Rule(page="Ivo Landa", key="currentclub", page_id=12)
     assert Rule.from_json(rule.to_json()) == rule
 
-
-def test_the_wikipedia_record_has_its_polars_twin() -> None:
-    assert SCHEMAS[WikipediaRecord] == WIKIPEDIA_SCHEMA
-    assert list(WIKIPEDIA_SCHEMA.items())[: len(RECORD_SCHEMA)] == list(RECORD_SCHEMA.items())

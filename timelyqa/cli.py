@@ -1,11 +1,14 @@
-"""The `timelyqa` command: each subcommand runs the same code as its Prefect flow."""
+"""The `timelyqa` command: each subcommand runs the same code as its Prefect flow.
+
+The composition root: the one module of `timelyqa` that imports `publish` (releases, the Hub), which the
+rest of the core never does (an import-linter contract keeps it so).
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -18,13 +21,11 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
 from rich.table import Table
 
 from timelyqa.errors import ConfigError, TimelyQAError
+from timelyqa.manifest import Manifest
 
 app = typer.Typer(help="Question-answer datasets whose answers change with the world.", no_args_is_help=True,
                   pretty_exceptions_enable=False, add_completion=False)
 console = Console(stderr=True)
-DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
-DEMO_WINDOW = (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 11, 16, tzinfo=UTC))
-"""The window of the bundled Wikipedia export's edits that the demo asks about."""
 
 
 @contextmanager
@@ -59,7 +60,7 @@ def wikidata(
         with _progress() as report:
             manifest = run(before, after, out, endpoint=endpoint, settings=settings, progress=report)
     _print_funnel(manifest)
-    typer.echo(f"{manifest['counts']['questions']} questions in {out / 'questions.parquet'}")
+    typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
 
 wikipedia_app = typer.Typer(help="Questions from Wikipedia infobox changes (DailyQA), and their answers on any date.")
@@ -95,24 +96,21 @@ def wikipedia(
     `--end`, `--out`. `timelyqa wikipedia answer` gives released questions their answers on another date."""
     if ctx.invoked_subcommand is not None:
         return
-    from timelyqa.wikipedia import pipeline
+    from timelyqa.wikipedia import options, pipeline, writers
 
     with _one_line_errors():
-        source = _wiki_source(dump, api, user_agent)
+        source = options.source_of(dump, api, user_agent)
         if start is None or end is None or out is None:
             raise ConfigError("timelyqa wikipedia needs --start, --end and --out")
-        window = (parse_moment(start, "--start"), parse_moment(end, "--end"))
-        writer, domains = None, None
-        if generator is Generator.llm or llm_domains:
-            from timelyqa.wikipedia import writers
-            writer = writers.llm_writer(cache_dir=out / "llm-cache") if generator is Generator.llm else None
-            domains = writers.llm_domains(cache_dir=out / "llm-cache", writer=writer) if llm_domains else None
+        settings = options.Settings.of(start=options.parse_moment(start, "--start"),
+                                       end=options.parse_moment(end, "--end"), seed=seed, cap_per_domain=cap_per_domain,
+                                       horizon_days=horizon_days, generator=generator.value, llm_domains=llm_domains)
+        writer = writers.llm_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
+        domains = writers.llm_domains(cache_dir=out / "llm-cache", writer=writer) if llm_domains else None
         with _progress(counted=True) as report:
-            manifest = pipeline.run(source, out, start=window[0], end=window[1], seed=seed,
-                                    cap_per_domain=cap_per_domain, horizon=timedelta(days=horizon_days),
-                                    writer=writer, domains=domains, progress=report)
+            manifest = pipeline.run(source, out, settings, writer=writer, domains=domains, progress=report)
     _print_funnel(manifest)
-    typer.echo(f"{manifest['counts']['questions']} questions in {out / 'questions.parquet'}")
+    typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
 
 @wikipedia_app.command("answer")
@@ -125,10 +123,11 @@ def wikipedia_answer(
     user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
 ) -> None:
     """Each question's answer on DATE: its infobox value at the page's last revision at or before it."""
+    from timelyqa.wikipedia.options import parse_moment, source_of
     from timelyqa.wikipedia.resolve import answer_questions, read_questions, write_answers
 
     with _one_line_errors():
-        source = _wiki_source(dump, api, user_agent)
+        source = source_of(dump, api, user_agent)
         when = parse_moment(date, "--date", end_of_day=True)
         frame = read_questions(questions)
         answers = answer_questions(frame, when, dump=source if isinstance(source, Path) else None,
@@ -136,28 +135,6 @@ def wikipedia_answer(
         write_answers(answers, out)
     typer.echo(answers.summary())
     typer.echo(f"answers on {when.isoformat()} in {out}")
-
-
-def _wiki_source(dump: Path | None, api: str | None, user_agent: str | None) -> Any:
-    if (dump is None) == (api is None):
-        raise ConfigError("give one of --dump FILE or --api URL")
-    if dump is not None:
-        return dump
-    from timelyqa.wikipedia.apiclient import ApiSettings
-
-    return ApiSettings.from_env(endpoint=api, user_agent=user_agent)
-
-
-def parse_moment(text: str, option: str, *, end_of_day: bool = False) -> datetime:
-    """'2026-11-16' (midnight UTC, or the day's last second with `end_of_day`) or an ISO time; UTC when no zone."""
-    try:
-        if len(text) == 10:
-            day = datetime.fromisoformat(text).replace(tzinfo=UTC)
-            return day + timedelta(days=1, seconds=-1) if end_of_day else day
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise ConfigError(f"{option} {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 @app.command()
@@ -193,17 +170,17 @@ def publish(
 
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
-    """The main job on the embedded defaults: every source on its bundled inputs, into one release."""
-    wikidata(before=DEMO / "wikidata-t0.json.gz", after=DEMO / "wikidata-t1.json.bz2", out=out / "wikidata")
-    with _one_line_errors():
-        from timelyqa.wikipedia import pipeline
+    """The main job on the embedded defaults: every registered source on its bundled inputs, into one release."""
+    from timelyqa.sources import sources
 
-        with _progress(counted=True) as report:
-            manifest = pipeline.run(DEMO / "wikipedia-history.xml.bz2", out / "wikipedia", start=DEMO_WINDOW[0],
-                                    end=DEMO_WINDOW[1], seed=0, progress=report)
-    _print_funnel(manifest)
-    typer.echo(f"{manifest['counts']['questions']} questions in {out / 'wikipedia' / 'questions.parquet'}")
-    release(sources=[out / "wikidata", out / "wikipedia"], out=out / "release", version=None, previous=None)
+    folders = []
+    for name, spec in sources().items():
+        with _one_line_errors(), _progress(counted=True) as report:
+            manifest = spec.demo(out / name, report)
+        _print_funnel(manifest)
+        typer.echo(f"{manifest.counts['questions']} questions in {out / name / 'questions.parquet'}")
+        folders.append(out / name)
+    release(sources=folders, out=out / "release", version=None, previous=None)
 
 
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
@@ -263,18 +240,18 @@ def _progress(*, counted: bool = False) -> Iterator[Any]:
         yield report
 
 
-def _print_funnel(manifest: dict[str, Any]) -> None:
-    table = Table(title="funnel", show_header=True)
+def _print_funnel(manifest: Manifest) -> None:
+    table = Table(title=f"{manifest.source} funnel", show_header=True)
     table.add_column("stage")
     table.add_column("count", justify="right")
-    for name, value in manifest["counts"].items():
+    for name, value in manifest.counts.items():
         table.add_row(name, str(value))
     console.print(table)
-    if manifest["rejects"]:
-        rejects = Table(title="rejects", show_header=True)
+    if manifest.rejects:
+        rejects = Table(title=f"{manifest.source} rejects", show_header=True)
         rejects.add_column("reason")
         rejects.add_column("count", justify="right")
-        for reason, n in manifest["rejects"].items():
+        for reason, n in manifest.rejects.items():
             rejects.add_row(reason, str(n))
         console.print(rejects)
 

@@ -5,21 +5,13 @@ from __future__ import annotations
 import hashlib
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 CANARY = "timelyqa:canary:7c1e0d3a-5b8f-4f59-9a61-2f0c4b6e8d21"
 """One string in every released row and card, so trainers can filter the test split out of crawled text."""
-
-
-class Source(StrEnum):
-    WIKIDATA = "wikidata"
-    WIKIPEDIA = "wikipedia"
-    NEWS = "news"
-    SITE_TREE = "site_tree"
-    OFFICIAL_SITE = "official_site"
 
 
 class Split(StrEnum):
@@ -28,6 +20,10 @@ class Split(StrEnum):
     TEST = "test"
     HUMAN_VERIFIED = "human_verified"
     LONGITUDINAL = "longitudinal"
+
+
+SourceName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$")]
+"""A registered source's name (timelyqa.sources), which is also its config in a release."""
 
 
 class _Frozen(BaseModel):
@@ -57,7 +53,7 @@ class QARecord(_Frozen):
     question: str
     answer: str
     answer_aliases: list[str] = Field(default_factory=list)
-    source: Source
+    source: SourceName
     level: str
     event_date: date
     as_of: datetime
@@ -86,6 +82,7 @@ class WikipediaRecord(QARecord):
     revision_id: int
     value_before: str | None
     recompute: str
+    """JSON ({"page", "page_id", "key"}): the rule that answers the question on any date."""
     update_frequency: str
     domain: str
     infobox: str
@@ -95,7 +92,7 @@ class WikipediaRecord(QARecord):
 class Rejected(_Frozen):
     """A candidate or an input that did not make it, with the one reason it was dropped."""
 
-    source: Source
+    source: SourceName
     stage: str
     reason: str
     detail: str
@@ -142,35 +139,6 @@ def to_frame(rows: list[BaseModel], model: type[BaseModel]) -> pl.DataFrame:
     return pl.DataFrame([r.model_dump(mode="python") for r in rows], schema=polars_schema(model), orient="row")
 
 
-_EVIDENCE = pl.Struct({"url": pl.String(), "title": pl.String(), "revision": pl.String(),
-                       "fetched_at": pl.Datetime("us", "UTC"), "sha256": pl.String()})
-_VERIFICATION = pl.Struct({"method": pl.String(), "query": pl.String(), "endpoint": pl.String(),
-                           "result_count": pl.Int64(), "passed": pl.Boolean()})
-
-RECORD_SCHEMA = pl.Schema({
-    "id": pl.String(), "question": pl.String(), "answer": pl.String(), "answer_aliases": pl.List(pl.String()),
-    "source": pl.String(), "level": pl.String(), "event_date": pl.Date(), "as_of": pl.Datetime("us", "UTC"),
-    "split": pl.String(), "evidence": pl.List(_EVIDENCE), "verification": _VERIFICATION,
-    "generator": pl.String(), "canary": pl.String(),
-})
+RECORD_SCHEMA = polars_schema(QARecord)
 """The columns every source's parquet carries, in this order: the `default` config of a release."""
-
-WIKIDATA_SCHEMA = pl.Schema({
-    **RECORD_SCHEMA, "answer_id": pl.String(), "query_triples": pl.List(pl.List(pl.String())),
-    "delta_triple": pl.List(pl.String()), "sparql": pl.String(),
-})
-
-WIKIPEDIA_SCHEMA = pl.Schema({
-    **RECORD_SCHEMA, "page_title": pl.String(), "page_id": pl.Int64(), "infobox_key": pl.String(),
-    "revision_id": pl.Int64(), "value_before": pl.String(), "recompute": pl.String(),
-    "update_frequency": pl.String(), "domain": pl.String(), "infobox": pl.String(), "first_paragraph": pl.String(),
-})
-"""`recompute` is JSON ({"page", "page_id", "key"}): the rule that answers the question on any date."""
-
-REJECTED_SCHEMA = pl.Schema({"source": pl.String(), "stage": pl.String(), "reason": pl.String(),
-                             "detail": pl.String(), "item": pl.String()})
-
-SCHEMAS: dict[type[BaseModel], pl.Schema] = {
-    QARecord: RECORD_SCHEMA, WikidataRecord: WIKIDATA_SCHEMA, WikipediaRecord: WIKIPEDIA_SCHEMA,
-    Rejected: REJECTED_SCHEMA,
-}
+REJECTED_SCHEMA = polars_schema(Rejected)

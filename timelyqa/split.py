@@ -8,6 +8,7 @@ from datetime import date
 import polars as pl
 
 from timelyqa.record import Split
+from timelyqa.sources import GroupKey, sources
 
 SPLITS: tuple[str, ...] = (Split.TRAIN.value, Split.VALIDATION.value, Split.TEST.value)
 """The splits the temporal rule assigns, oldest first."""
@@ -19,37 +20,29 @@ SPLIT_RULE = (
 )
 """The rule in words, for the card and the manifest (LiveNewsBench's temporal split, applied to groups)."""
 
-GROUP_KEYS: dict[str, tuple[str, pl.Expr]] = {
-    # Questions about one entity share facts; keeping the entity in one split stops train leaking test answers.
-    # null_on_oob: a row without an anchoring triple falls back to being its own group (see assign_splits).
-    "wikidata": ("delta_triple", pl.col("delta_triple").list.get(0, null_on_oob=True)),
-    # Questions about one page (over several windows merged) share its facts and its history.
-    "wikipedia": ("page_id", pl.col("page_id").cast(pl.String())),
-}
-"""Per source: the column its group key needs, and the key."""
 DEFAULT_GROUP_KEY = pl.col("id")
-
-GROUP_KEY_TEXT: dict[str, str] = {
-    "wikidata": "the anchoring entity (the subject of the changed triple, `delta_triple[0]`)",
-    "wikipedia": "the page (`page_id`)",
-}
 DEFAULT_GROUP_KEY_TEXT = "the row itself (`id`)"
 
 
-def _keyed(source: str, columns: Collection[str] | None) -> bool:
-    """The source has a group key, and the rows have its column (rows with the common columns only do not)."""
-    return source in GROUP_KEYS and (columns is None or GROUP_KEYS[source][0] in columns)
+def _key(source: str, columns: Collection[str] | None) -> GroupKey | None:
+    """The source's group key, when it is registered with one and the rows have its column (rows with the common
+    columns only do not)."""
+    spec = sources().get(source)
+    key = spec.group_key if spec is not None else None
+    return key if key is not None and (columns is None or key.column in columns) else None
 
 
 def group_key_for(source: str, columns: Collection[str] | None = None) -> pl.Expr:
-    """The expression whose value names a row's group for this source; each row is its own group by default,
-    and when `columns` lacks the column the source's key needs."""
-    return GROUP_KEYS[source][1] if _keyed(source, columns) else DEFAULT_GROUP_KEY
+    """The expression whose value names a row's group for this source (timelyqa.sources); each row is its own
+    group when the source has no key, or `columns` lacks the column the key needs."""
+    key = _key(source, columns)
+    return key.expr if key is not None else DEFAULT_GROUP_KEY
 
 
 def group_key_text(source: str, columns: Collection[str] | None = None) -> str:
     """The group key of a source in words, for the card."""
-    return GROUP_KEY_TEXT[source] if _keyed(source, columns) else DEFAULT_GROUP_KEY_TEXT
+    key = _key(source, columns)
+    return key.text if key is not None else DEFAULT_GROUP_KEY_TEXT
 
 
 def _month_start(day: date, months_back: int) -> date:

@@ -14,10 +14,17 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from timelyqa.llm.client import LLM, Prompt, Reply
+from timelyqa.llm.client import LLM, Prompt, Reply, ReplyFailure
+from timelyqa.reasons import Reason
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation + "–—‘’“”"})
+
+
+CheckReject = Reason.derived(
+    "CheckReject", "check_", ReplyFailure, "the checker model gave no answer: {explanation}",
+    {"ANSWER_MISMATCH": ("answer_mismatch", "the checker model's answer, read from the source, is not the answer")})
+"""Why the answer check fails a question."""
 
 
 @dataclass(frozen=True)
@@ -25,7 +32,7 @@ class Check:
     """The verdict on one question: `passed`, or `reason` (snake_case) and `detail` saying why not."""
 
     passed: bool
-    reason: str | None
+    reason: Reason | None
     detail: str
     answer: str | None  # what the checker answered, when it answered
     prompt_id: str
@@ -87,11 +94,11 @@ def check_answers(models: Models, prompt: Prompt, rows: Sequence[Mapping[str, st
     for reply, truth in zip(replies, truths, strict=True):
         answer = getattr(reply.value, "answer", None) if reply.value is not None else None
         if reply.value is None:
-            passed, reason, detail = False, f"check_{reply.reason}", reply.detail
+            passed, reason, detail = False, CheckReject(f"check_{reply.reason}"), reply.detail
         elif sub_match(str(answer), truth):
             passed, reason, detail = True, None, ""
         else:
-            passed, reason, detail = False, "answer_mismatch", f"checker answered {answer!r}, expected {truth!r}"
+            passed, reason, detail = False, CheckReject.ANSWER_MISMATCH, f"checker answered {answer!r}, expected {truth!r}"
         checks.append(Check(passed, reason, detail, None if answer is None else str(answer), reply.prompt_id,
                             reply.model, independent))
     return checks

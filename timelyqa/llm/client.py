@@ -31,12 +31,13 @@ from pydantic import BaseModel, ValidationError
 from timelyqa.errors import ConfigError, TransientSourceError, retry_after
 from timelyqa.llm.cache import ReplyCache, cache_key
 from timelyqa.llm.settings import JsonMode, LLMSettings
+from timelyqa.reasons import Reason
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T", bound=BaseModel)
 
-REPAIR_VERSION = "timelyqa/repair@v1"
+REPAIR_VERSION = "timelyqa_repair_v1"
 REPAIR = ("Your reply could not be used: {problem}. Reply again with only one JSON object that matches this "
           "JSON schema, and nothing else:\n{schema}")
 """The re-ask after a malformed answer (versioned like the prompts: a new wording is a new version)."""
@@ -44,6 +45,16 @@ REPAIR = ("Your reply could not be used: {problem}. Reply again with only one JS
 _REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry, |i can(?:no|')t|i cannot|i won'?t|i will not|"
                       r"i'?m (?:not able|unable)|i am (?:not able|unable)|as an ai)", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class ReplyFailure(Reason):
+    """Why a model's reply gave no value."""
+
+    MALFORMED_JSON = "malformed_json", "the reply is not JSON, even when asked again"
+    WRONG_SHAPE = "wrong_shape", "the reply is JSON but not of the shape asked for, even when asked again"
+    TRUNCATED = "truncated", "the reply was cut at the token limit before its JSON ended"
+    REFUSED = "refused", "the model refused to answer"
+    REQUEST_REJECTED = "request_rejected", "the server rejected the request (HTTP 400 or 422)"
 
 
 class Prompt(Protocol):
@@ -63,7 +74,7 @@ class Reply(Generic[T]):
     """One answer: `value` when the model gave JSON of the shape asked for, else `reason` and `detail`."""
 
     value: T | None
-    reason: str | None
+    reason: ReplyFailure | None
     detail: str
     prompt_id: str
     model: str
@@ -162,13 +173,13 @@ class LLM:
             raw = self._complete(prompt.id if repair == 0 else f"{prompt.id}+{REPAIR_VERSION}", messages, model_cls)
             content, refusal, finish = raw.get("content") or "", raw.get("refusal"), raw.get("finish_reason")
             if refusal or finish == "content_filter":
-                return self._reply(prompt, None, "refused", _one_line(refusal or f"finish_reason={finish}"))
+                return self._reply(prompt, None, ReplyFailure.REFUSED, _one_line(refusal or f"finish_reason={finish}"))
             if finish == "request_rejected":  # asking again the same way gets the same 400
-                return self._reply(prompt, None, "request_rejected", raw.get("error") or "HTTP 400")
+                return self._reply(prompt, None, ReplyFailure.REQUEST_REJECTED, raw.get("error") or "HTTP 400")
             value, reason, problem = _parse(content, model_cls, finish)
             if value is not None:
                 return self._reply(prompt, value, None, "")
-            if reason == "refused":
+            if reason is ReplyFailure.REFUSED:
                 return self._reply(prompt, None, reason, problem)
             if repair < self.settings.repairs:
                 messages = [*messages, {"role": "assistant", "content": content},
@@ -183,7 +194,7 @@ class LLM:
         with ThreadPoolExecutor(max_workers=self.settings.concurrency, thread_name_prefix="llm") as pool:
             return list(pool.map(lambda row: self.ask(prompt, row, shape), rows))
 
-    def _reply(self, prompt: Prompt, value: Any, reason: str | None, detail: str) -> Reply[Any]:
+    def _reply(self, prompt: Prompt, value: Any, reason: ReplyFailure | None, detail: str) -> Reply[Any]:
         return Reply(value=value, reason=reason, detail=detail, prompt_id=prompt.id, model=self.settings.model)
 
     def _response_format(self, shape: type[BaseModel]) -> dict[str, Any] | None:
@@ -270,29 +281,29 @@ class LLM:
                 "completion_tokens": completion_tokens, "seconds": round(elapsed, 3)}
 
 
-def _parse(content: str, shape: type[BaseModel], finish: str | None) -> tuple[Any, str, str]:
+def _parse(content: str, shape: type[BaseModel], finish: str | None) -> tuple[Any, ReplyFailure | None, str]:
     """(value, reason, problem): the validated value, or why there is none in words the model can act on."""
     text = content.strip()
     if fenced := _FENCE.match(text):
         text = fenced.group(1)
     if not text:
-        return None, "malformed_json", "the reply was empty"
+        return None, ReplyFailure.MALFORMED_JSON, "the reply was empty"
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         if _REFUSAL.match(text):
-            return None, "refused", _one_line(text)
+            return None, ReplyFailure.REFUSED, _one_line(text)
         if finish == "length":
-            return None, "truncated", "the reply was cut at the token limit before the JSON ended"
-        return None, "malformed_json", f"it is not JSON ({_one_line(str(exc))})"
+            return None, ReplyFailure.TRUNCATED, "the reply was cut at the token limit before the JSON ended"
+        return None, ReplyFailure.MALFORMED_JSON, f"it is not JSON ({_one_line(str(exc))})"
     if not isinstance(data, dict):
-        return None, "wrong_shape", f"it is a JSON {type(data).__name__}, not an object"
+        return None, ReplyFailure.WRONG_SHAPE, f"it is a JSON {type(data).__name__}, not an object"
     try:
-        return shape.model_validate(data), "", ""
+        return shape.model_validate(data), None, ""
     except ValidationError as exc:
         errors = exc.errors()
         where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}" for e in errors[:3])
-        return None, "wrong_shape", f"it does not match the schema ({where})"
+        return None, ReplyFailure.WRONG_SHAPE, f"it does not match the schema ({where})"
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from timelyqa.errors import ConfigError
 from timelyqa.llm.shapes import SHAPES
+from timelyqa.names import versioned
 
 SLOT = re.compile(r"\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}")
 _FILE = re.compile(r"^(?P<stem>[a-z0-9_]+)\.v(?P<version>[1-9][0-9]*)\.md$")
@@ -49,7 +50,7 @@ class Prompt:
 
     @property
     def id(self) -> str:
-        return f"{self.name}@v{self.version}"
+        return versioned(self.name, self.version)
 
     @property
     def slots(self) -> frozenset[str]:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 import polars as pl
 
-from timelyqa.record import CANARY, WIKIDATA_SCHEMA, record_id
+from timelyqa.reasons import Reason
+from timelyqa.record import CANARY, WikidataRecord, polars_schema, record_id
+from timelyqa.stages import Dropped
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import to_json
 from timelyqa.wikidata.render import aliases, render
@@ -18,29 +20,34 @@ from timelyqa.wikidata.synth import Candidate
 ENTITY_PAGE = "https://www.wikidata.org/wiki/"
 RAW_ID = re.compile(r"\b[QPL][1-9][0-9]*\b")
 
+WIKIDATA_SCHEMA = polars_schema(WikidataRecord)
 CANDIDATE_SCHEMA = pl.Schema({
     **{k: v for k, v in WIKIDATA_SCHEMA.items() if k not in ("verification", "split", "canary")},
     "answer_kind": pl.String(), "query_json": pl.String(),
 })
 
 
+class RenderReject(Reason):
+    RAW_ID_IN_QUESTION = "raw_id_in_question", "the question shows a raw Wikidata id (Q.., P..) for want of a label"
+    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer"
+    DUPLICATE_QUESTION = "duplicate_question", "another anchor gave the same question"
+
+
 def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetime,
-                    snapshot_sha256: str) -> tuple[pl.DataFrame, list[dict[str, str]]]:
+                    snapshot_sha256: str) -> tuple[pl.DataFrame, list[Dropped]]:
     """Rows for the candidates that read well; the rest as rejects (answer in question, raw id, duplicate)."""
     rows: list[dict[str, Any]] = []
-    rejects: list[dict[str, str]] = []
+    rejects: list[Dropped] = []
     seen: dict[str, str] = {}
     ids: set[str] = set()  # two anchors can reach one question by adding each other's constraint
     for c in sorted(candidates, key=lambda c: (c.anchor.s, c.anchor.p, c.anchor.o, c.level)):
         answer = render(c.answer_kind, c.answer_form, graph.labels)
         triples = c.query.triples()
         cid = record_id("wikidata", c.level, json.dumps(sorted(triples)), c.answer_form)
-        reason = "duplicate_question" if cid in ids else _reading_drop(c.question, answer, seen)
+        reason = RenderReject.DUPLICATE_QUESTION if cid in ids else _reading_drop(c.question, answer, seen)
         item = {"question": c.question, "answer": answer, "delta_triple": [c.anchor.s, c.anchor.p, c.anchor.o]}
         if reason:
-            rejects.append({"source": "wikidata", "stage": "render", "reason": reason,
-                            "detail": f"{c.level} {cid}: {c.question!r} ({reason})",
-                            "item": json.dumps(item, ensure_ascii=False, sort_keys=True)})
+            rejects.append(Dropped(item, reason, f"{c.level} {cid}: {c.question!r} ({reason})"))
             continue
         seen[c.question.casefold()] = cid
         ids.add(cid)
@@ -61,17 +68,17 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
     return pl.DataFrame(rows, schema=CANDIDATE_SCHEMA, orient="row"), rejects
 
 
-def _reading_drop(question: str, answer: str, seen: dict[str, str]) -> str | None:
+def _reading_drop(question: str, answer: str, seen: dict[str, str]) -> RenderReject | None:
     if RAW_ID.search(question):
-        return "raw_id_in_question"
+        return RenderReject.RAW_ID_IN_QUESTION
     if answer.casefold() in question.casefold():
-        return "answer_in_question"
+        return RenderReject.ANSWER_IN_QUESTION
     if question.casefold() in seen:
-        return "duplicate_question"
+        return RenderReject.DUPLICATE_QUESTION
     return None
 
 
-def records_frame(passed: pl.DataFrame, counts: dict[str, int], endpoint: str, checked_at: date) -> pl.DataFrame:
+def records_frame(passed: pl.DataFrame, counts: dict[str, int], endpoint: str) -> pl.DataFrame:
     """Verified candidates as released rows, each with the check that passed it."""
     verification = [{"method": "sparql_unique_answer", "query": sparql, "endpoint": endpoint,
                      "result_count": counts[i], "passed": True}

@@ -15,10 +15,18 @@ from typing import Any, BinaryIO
 import orjson
 
 from timelyqa.errors import ConfigError
+from timelyqa.files import compression
+from timelyqa.reasons import Reason
 
-_MAGIC = {b"\x1f\x8b": "gzip", b"BZ": "bz2"}
 MAX_KEPT_CHARS = 4000
 """How much of a bad line is kept aside: enough to see what went wrong, not a whole entity of megabytes."""
+
+
+class LineReject(Reason):
+    TRUNCATED_FILE = "truncated_file", "the dump ends early: a compressed stream cut short or no closing ']'"
+    MALFORMED_JSON = "malformed_json", "a dump line is not JSON"
+    NOT_AN_ENTITY = "not_an_entity", "a dump line is JSON without an entity id"
+    MALFORMED_ENTITY = "malformed_entity", "an entity's claims are not an object"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +35,7 @@ class BadLine:
 
     path: str
     line: int
-    reason: str
+    reason: LineReject
     detail: str
     raw: str
 
@@ -53,11 +61,6 @@ class _HashingReader(io.RawIOBase):
             self.sha256.update(memoryview(buffer)[:n])
             self.position += n
         return n or 0
-
-
-def compression(path: Path) -> str:
-    with path.open("rb") as f:
-        return _MAGIC.get(f.read(2), "plain")
 
 
 def check_dump(path: Path) -> None:
@@ -133,10 +136,10 @@ class DumpReader:
                 if body not in (b"[", b"]", b""):
                     yield _entity(name, self.lines, body)
             if last != b"]":  # a cut plain file ends mid-array: say so rather than read T0 as smaller than it is
-                yield BadLine(name, self.lines + 1, "truncated_file",
+                yield BadLine(name, self.lines + 1, LineReject.TRUNCATED_FILE,
                               f"{name}: ends after line {self.lines} without the closing ']'", "")
         except (EOFError, zlib.error, OSError) as exc:
-            yield BadLine(name, self.lines + 1, "truncated_file",
+            yield BadLine(name, self.lines + 1, LineReject.TRUNCATED_FILE,
                           f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
         finally:
             try:  # drain what the decompressor left unread so the digest covers the whole file
@@ -192,12 +195,12 @@ def _entity(path: str, line_no: int, body: bytes) -> dict[str, Any] | BadLine:
     try:
         entity = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        return BadLine(path, line_no, "malformed_json", f"{path} line {line_no}: {exc}", _keep(body))
+        return BadLine(path, line_no, LineReject.MALFORMED_JSON, f"{path} line {line_no}: {exc}", _keep(body))
     if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
-        return BadLine(path, line_no, "not_an_entity", f"{path} line {line_no}: JSON without an entity id",
+        return BadLine(path, line_no, LineReject.NOT_AN_ENTITY, f"{path} line {line_no}: JSON without an entity id",
                        _keep(body))
     if not isinstance(entity.get("claims", {}), dict):
-        return BadLine(path, line_no, "malformed_entity", f"{path} line {line_no}: claims is not an object",
+        return BadLine(path, line_no, LineReject.MALFORMED_ENTITY, f"{path} line {line_no}: claims is not an object",
                        _keep(body))
     return entity
 

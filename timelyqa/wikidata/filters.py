@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from timelyqa.reasons import Reason
 from timelyqa.wikidata.render import Unrenderable, render
 from timelyqa.wikidata.values import Kind
 
@@ -31,15 +31,15 @@ UNASKABLE_DATATYPES = frozenset({"external-id", "commonsMedia", "url", "globe-co
 """Property datatypes whose values are identifiers, files or shapes, not answers a person would give."""
 
 
-class Drop(StrEnum):
-    DENY_LISTED_PROPERTY = "deny_listed_property"
-    UNASKABLE_DATATYPE = "unaskable_datatype"
-    PROPERTY_WITHOUT_LABEL = "property_without_english_label"
-    SUBJECT_WITHOUT_LABEL = "subject_without_english_label"
-    OBJECT_WITHOUT_LABEL = "object_without_english_label"
-    UNIT_WITHOUT_LABEL = "unit_without_english_label"
-    COORDINATE_VALUE = "coordinate_value"
-    TIME_TOO_COARSE = "time_too_coarse"
+class Drop(Reason):
+    DENY_LISTED_PROPERTY = "deny_listed_property", "the property is on LiveSearchBench's deny-list (Table 3)"
+    UNASKABLE_DATATYPE = "unaskable_datatype", "the property's values are identifiers, files, URLs or shapes"
+    PROPERTY_WITHOUT_LABEL = "property_without_english_label", "the property has no English label"
+    SUBJECT_WITHOUT_LABEL = "subject_without_english_label", "the changed entity has no English label"
+    OBJECT_WITHOUT_LABEL = "object_without_english_label", "the new value is an entity without an English label"
+    UNIT_WITHOUT_LABEL = "unit_without_english_label", "the new quantity's unit has no English label"
+    COORDINATE_VALUE = "coordinate_value", "the new value is a coordinate, which no one answers in words"
+    TIME_TOO_COARSE = "time_too_coarse", "the new value is a time coarser than a decade"
 
 
 def property_drop(prop: str, datatypes: dict[str, str | None], labels: dict[str, str]) -> Drop | None:

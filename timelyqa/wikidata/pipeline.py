@@ -8,21 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
-from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
+from timelyqa.manifest import Input, Manifest
 from timelyqa.oxigraph import LocalOxigraph
-from timelyqa.record import REJECTED_SCHEMA, WIKIDATA_SCHEMA
 from timelyqa.sparql import SparqlEndpoint
+from timelyqa.stages import StageWriter
 from timelyqa.wikidata import delta as delta_rules
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.candidates import candidate_frame, records_frame
@@ -30,6 +28,7 @@ from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.filters import anchor_drop
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import from_json
+from timelyqa.wikidata.source import SOURCE
 from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
 from timelyqa.wikidata.values import Kind, split_quantity
 from timelyqa.wikidata.verify import check, verify_all
@@ -60,116 +59,106 @@ def check_inputs(before: Path, after: Path, endpoint: str | None) -> None:
 
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None) -> Path:
     folder = workdir / name
-    info = snapshot.read_snapshot(dump, folder, rdf=rdf, progress=progress)
-    _stage(workdir, f"read_{name}", info.seconds, entities=info.entities, triples=info.truthy_triples,
-           bad_lines=sum(info.bad.values()))
+    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    with ledger.timed(f"read_{name}"):
+        info = snapshot.read_snapshot(dump, folder, rdf=rdf, reject=ledger.reject, progress=progress)
+    ledger.count(f"{name}_entities", info.entities)
+    ledger.count(f"{name}_triples", info.truthy_triples)
+    ledger.save(f"read_{name}")
     return folder
 
 
 def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
-    started = time.perf_counter()
-    delta = delta_rules.compute_delta(pl.read_parquet(t0_dir / "triples.parquet"),
-                                      pl.read_parquet(t1_dir / "triples.parquet"))
-    path = workdir / "delta.parquet"
-    delta.write_parquet(path)
-    _stage(workdir, "delta", time.perf_counter() - started, delta_triples=delta.height)
+    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    with ledger.timed("delta"):
+        delta = delta_rules.compute_delta(pl.read_parquet(t0_dir / "triples.parquet"),
+                                          pl.read_parquet(t1_dir / "triples.parquet"))
+        path = workdir / "delta.parquet"
+        delta.write_parquet(path)
+    ledger.count("delta_triples", delta.height)
+    ledger.save("delta")
     return path
 
 
 def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings) -> Path:
     """Filter the delta to anchors, write L1/L2/L3 candidates; every drop is kept with its reason."""
-    started = time.perf_counter()
-    graph = Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
-    delta = pl.read_parquet(delta_path)
-    units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True) if kind == Kind.QUANTITY}
-    graph.fetch_labels(set(delta["s"]) | set(delta["o"]) | (units - {None}))
-    anchors, rejects = [], []
-    for s, p, o, kind, change, _ in delta.iter_rows():
-        dropped = anchor_drop(s, p, o, Kind(kind), graph)
-        if dropped is None:
-            anchors.append(Anchor(s, p, o, Kind(kind), change))
-        else:
-            rejects.append(_reject("filter", dropped[0], dropped[1], {"delta_triple": [s, p, o]}))
-    anchors = _sample(anchors, settings)
-    candidates, missed = Synthesizer(graph, seed=settings.seed, max_constraints=settings.max_constraints).run(anchors)
-    rejects += [_reject("synthesize", m.reason, m.detail, {"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o],
-                                                           "level": m.level}) for m in missed]
-    info = snapshot.SnapshotInfo.load(t1_dir)
-    frame, render_rejects = candidate_frame(candidates, graph, as_of=_as_of(info),
-                                            snapshot_sha256=info.sha256)
-    rejects += render_rejects
-    path = workdir / "candidates.parquet"
-    frame.write_parquet(path)
-    _write_rejects(workdir / "rejected_synthesize.parquet", rejects)
-    _stage(workdir, "synthesize", time.perf_counter() - started, anchors=len(anchors),
-           **{f"candidates_{lv}": int((frame["level"] == lv).sum()) for lv in GENERATORS})
+    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    with ledger.timed("synthesize"):
+        graph = Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
+        delta = pl.read_parquet(delta_path)
+        units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True)
+                 if kind == Kind.QUANTITY}
+        graph.fetch_labels(set(delta["s"]) | set(delta["o"]) | (units - {None}))
+        anchors = []
+        for s, p, o, kind, change, _ in delta.iter_rows():
+            dropped = anchor_drop(s, p, o, Kind(kind), graph)
+            if dropped is None:
+                anchors.append(Anchor(s, p, o, Kind(kind), change))
+            else:
+                ledger.reject({"delta_triple": [s, p, o]}, dropped[0], dropped[1])
+        anchors = _sample(anchors, settings)
+        candidates, missed = Synthesizer(graph, seed=settings.seed,
+                                         max_constraints=settings.max_constraints).run(anchors)
+        for m in missed:
+            ledger.reject({"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o], "level": m.level}, m.reason, m.detail)
+        info = snapshot.SnapshotInfo.load(t1_dir)
+        frame, render_rejects = candidate_frame(candidates, graph, as_of=_as_of(info), snapshot_sha256=info.sha256)
+        ledger.reject_all(render_rejects)
+        path = workdir / "candidates.parquet"
+        frame.write_parquet(path)
+    ledger.count("anchors", len(anchors))
+    for level in GENERATORS:
+        ledger.count(f"candidates_{level}", sum(c.level == level for c in candidates))
+    ledger.count("rendered", frame.height)
+    ledger.save("synthesize")
     return path
 
 
 def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings) -> Path:
     """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1."""
-    started = time.perf_counter()
-    frame = pl.read_parquet(candidates)
-    with ExitStack() as stack:
-        if endpoint is None:
-            server = stack.enter_context(LocalOxigraph(t1_dir / "rdf.nt", workdir=workdir))
-            url, label = server.query_url, "local oxigraph (T1)"
-        else:
-            url, label = endpoint, endpoint
-        sparql = SparqlEndpoint(url)
-        queries = {row["id"]: from_json(json.loads(row["query_json"])) for row in frame.iter_rows(named=True)}
-        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
-    verdicts = {row["id"]: check(outcomes[row["id"]], Kind(row["answer_kind"]), row["answer_id"])
-                for row in frame.iter_rows(named=True)}
-    ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
-    passed, failed = frame.filter(ok), frame.filter(~ok)
-    rejects = [_reject("verify", verdicts[r["id"]],
-                       f"{r['level']} {r['id']}: {outcomes[r['id']].count} answers from {label}"
-                       f"{' (' + outcomes[r['id']].reason + ')' if outcomes[r['id']].reason else ''}",
-                       {"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]})
-               for r in failed.iter_rows(named=True)]
-    checked_at = datetime.now(UTC).replace(microsecond=0)
-    records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label, checked_at)
-    path = workdir / "verified.parquet"
-    records.write_parquet(path)
-    _write_rejects(workdir / "rejected_verify.parquet", rejects)
-    _stage(workdir, "verify", time.perf_counter() - started, verified=records.height,
-           sparql_calls=sparql.calls)
+    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    with ledger.timed("verify"):
+        frame = pl.read_parquet(candidates)
+        with ExitStack() as stack:
+            if endpoint is None:
+                server = stack.enter_context(LocalOxigraph(t1_dir / "rdf.nt", workdir=workdir))
+                url, label = server.query_url, "local oxigraph (T1)"
+            else:
+                url, label = endpoint, endpoint
+            sparql = SparqlEndpoint(url)
+            queries = {row["id"]: from_json(json.loads(row["query_json"])) for row in frame.iter_rows(named=True)}
+            outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
+        verdicts = {row["id"]: check(outcomes[row["id"]], Kind(row["answer_kind"]), row["answer_id"])
+                    for row in frame.iter_rows(named=True)}
+        ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
+        passed, failed = frame.filter(ok), frame.filter(~ok)
+        for r in failed.iter_rows(named=True):
+            outcome = outcomes[r["id"]]
+            ledger.reject({"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]},
+                          verdicts[r["id"]], f"{r['level']} {r['id']}: {outcome.count} answers from {label}"
+                          f"{' (' + outcome.reason + ')' if outcome.reason else ''}")
+        records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label)
+        path = workdir / "verified.parquet"
+        records.write_parquet(path)
+    ledger.count("verified", records.height)
+    ledger.use({"sparql_calls": sparql.calls})
+    ledger.save("verify")
     return path
 
 
-def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> dict[str, Any]:
+def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Manifest:
     """Write out/questions.parquet, rejected.parquet and manifest.json from a work folder's stages."""
-    out.mkdir(parents=True, exist_ok=True)
     t0, t1 = snapshot.SnapshotInfo.load(workdir / "t0"), snapshot.SnapshotInfo.load(workdir / "t1")
-    questions = pl.read_parquet(workdir / "verified.parquet").sort("id")
-    questions.write_parquet(out / "questions.parquet")
-    parts = [pl.read_parquet(p) for p in (workdir / "t0" / "bad.parquet", workdir / "t1" / "bad.parquet",
-                                          workdir / "rejected_synthesize.parquet", workdir / "rejected_verify.parquet")
-             if p.exists()]
-    rejected = pl.concat(parts) if parts else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rejected.write_parquet(out / "rejected.parquet")
-    stages = {p.stem: json.loads(p.read_text()) for p in sorted((workdir / "stages").glob("*.json"))}
-    counts = {f"{stage}.{k}": v for stage, figures in stages.items() for k, v in figures.items() if k != "seconds"}
-    counts |= {f"questions_{lv}": int((questions["level"] == lv).sum()) for lv in GENERATORS}
-    counts["questions"] = questions.height
-    manifest = {
-        "source": "wikidata",
-        "inputs": {"before": {"path": t0.path, "sha256": t0.sha256}, "after": {"path": t1.path, "sha256": t1.sha256}},
-        "as_of": t1.newest_modified,
-        "counts": counts,
-        "rejects": dict(sorted(Counter(rejected["reason"].to_list()).items())),
-        "timings": {stage: figures.get("seconds") for stage, figures in stages.items()},
-        "generators": sorted(set(questions["generator"].to_list())),
-        "usage": {"llm_calls": 0, "sparql_calls": stages.get("verify", {}).get("sparql_calls", 0)},
-        "settings": (settings or Settings()).model_dump(),
-    }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    return manifest
+    ledger = StageWriter.resume(SOURCE, out, work=workdir)
+    ledger.keep_frame(pl.read_parquet(workdir / "verified.parquet"))
+    ledger.use({"llm_calls": 0})
+    return ledger.finish(as_of=_as_of(t1), inputs={"before": Input(path=t0.path, sha256=t0.sha256),
+                                                   "after": Input(path=t1.path, sha256=t1.sha256)},
+                         settings=(settings or Settings()).model_dump())
 
 
 def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, settings: Settings | None = None,
-        progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+        progress: Callable[[str, int, int], None] | None = None) -> Manifest:
     """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do."""
     settings = settings or Settings()
     before, after, out = Path(before), Path(after), Path(out)
@@ -198,17 +187,3 @@ def _as_of(info: snapshot.SnapshotInfo) -> datetime:
     if not info.newest_modified:
         raise ConfigError(f"{info.path}: no entity carries a modification time; cannot date the snapshot")
     return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00"))
-
-
-def _reject(stage: str, reason: str, detail: str, item: dict[str, Any]) -> dict[str, str]:
-    return {"source": "wikidata", "stage": stage, "reason": str(reason), "detail": detail,
-            "item": json.dumps(item, ensure_ascii=False, sort_keys=True)}
-
-
-def _write_rejects(path: Path, rows: list[dict[str, str]]) -> None:
-    pl.DataFrame(rows, schema=REJECTED_SCHEMA, orient="row").write_parquet(path)
-
-
-def _stage(workdir: Path, name: str, seconds: float, **figures: int) -> None:
-    (workdir / "stages").mkdir(parents=True, exist_ok=True)
-    (workdir / "stages" / f"{name}.json").write_text(json.dumps({"seconds": round(seconds, 3), **figures}))

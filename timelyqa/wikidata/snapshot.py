@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -14,10 +15,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from timelyqa.record import REJECTED_SCHEMA
-from timelyqa.wikidata.dump import BadLine, DumpReader
+from timelyqa.wikidata.dump import BadLine, DumpReader, LineReject
 from timelyqa.wikidata.rdf import entity_ntriples
-from timelyqa.wikidata.statements import BadStatement, english, english_aliases, read_statements, read_truthy
+from timelyqa.wikidata.statements import (BadStatement, StatementReject, english, english_aliases, read_statements,
+                                          read_truthy)
+from timelyqa.wikidata.values import ValueReject
 
 TRIPLES_SCHEMA = pl.Schema({"s": pl.String(), "p": pl.String(), "o": pl.String(), "kind": pl.String()})
 ENTITIES_SCHEMA = pl.Schema({"id": pl.String(), "label": pl.String(), "aliases": pl.List(pl.String()),
@@ -103,14 +105,20 @@ def _arrow(values: list[Any], dtype: pl.DataType, arrow_type: pa.DataType) -> pa
     return pl.Series(values, dtype=dtype).to_arrow()
 
 
-def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | None = None) -> SnapshotInfo:
-    """Stream `dump` into `folder`: triples.parquet, entities.parquet, bad.parquet, info.json (and rdf.nt)."""
+Reject = Callable[[str, "LineReject | StatementReject | ValueReject", str], None]
+"""Where a bad line or statement goes: (item, reason, detail), as StageWriter.reject takes them."""
+
+
+def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progress: Progress | None = None
+                  ) -> SnapshotInfo:
+    """Stream `dump` into `folder`: triples.parquet, entities.parquet, info.json (and rdf.nt); each bad line or
+    statement goes to `reject`."""
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     info = SnapshotInfo(path=str(dump))
     triples = _Columns(folder / "triples.parquet", TRIPLES_SCHEMA)
     entities = _Columns(folder / "entities.parquet", ENTITIES_SCHEMA)
-    bad: list[dict[str, str]] = []
+    bad: Counter[str] = Counter()
     newest: str | None = None
     nt = (folder / "rdf.nt").open("w", encoding="utf-8") if rdf else None
     reader = DumpReader(dump)
@@ -118,7 +126,8 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | N
     try:
         for item in reader:
             if isinstance(item, BadLine):
-                bad.append(_bad_row(item.reason, item.detail, item.raw))
+                bad[item.reason] += 1
+                reject(item.raw, item.reason, item.detail)
                 continue
             if nt is None:  # no RDF to write: the truthy triples go straight into the columns
                 es = None
@@ -142,7 +151,8 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | N
             entities.cols["modified"].append(_timestamp(modified))
             entities.cols["datatype"].append(item.get("datatype"))
             for b in statements_bad:
-                bad.append(_bad_row(b.reason, f"{dump} line {reader.lines}: {b.detail}", b.subject))
+                bad[b.reason] += 1
+                reject(b.subject, b.reason, f"{dump} line {reader.lines}: {b.detail}")
             info.entities += 1
             info.statements += n_statements
             info.truthy_triples += n_truthy
@@ -161,17 +171,11 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, progress: Progress | N
             nt.close()
     if progress:
         progress(reader.size, reader.size)
-    pl.DataFrame(bad, schema=REJECTED_SCHEMA, orient="row").write_parquet(folder / "bad.parquet")
-    for row in bad:
-        info.bad[row["reason"]] = info.bad.get(row["reason"], 0) + 1
+    info.bad = {str(reason): n for reason, n in sorted(bad.items())}
     info.sha256, info.lines, info.newest_modified = reader.sha256, reader.lines, newest
     info.seconds = round(time.perf_counter() - started, 3)
     (folder / "info.json").write_text(json.dumps(asdict(info), indent=2, sort_keys=True))
     return info
-
-
-def _bad_row(reason: str, detail: str, item: str) -> dict[str, str]:
-    return {"source": "wikidata", "stage": "read", "reason": reason, "detail": detail, "item": item}
 
 
 def _timestamp(value: str | None) -> datetime | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from timelyqa.wikidata.values import Kind, UnknownDatavalue, canonical
+from timelyqa.reasons import Reason
+from timelyqa.wikidata.values import Kind, UnknownDatavalue, ValueReject, canonical
 
 RANKS = ("preferred", "normal", "deprecated")
 
@@ -22,11 +23,15 @@ class Statement:
     sid: str
 
 
+class StatementReject(Reason):
+    MALFORMED_STATEMENT = "malformed_statement", "a statement is not of the shape Wikidata's JSON dumps give"
+
+
 @dataclass(frozen=True, slots=True)
 class BadStatement:
     subject: str
     prop: str
-    reason: str
+    reason: StatementReject | ValueReject
     detail: str
 
 
@@ -52,7 +57,7 @@ def read_statements(entity: dict[str, Any]) -> EntityStatements:
     out = EntityStatements([], [], [], 0)
     for prop, claims in (entity.get("claims") or {}).items():
         if not isinstance(claims, list):
-            out.bad.append(BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: claims not a list"))
+            out.bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT, f"{subject} {prop}: claims not a list"))
             continue
         values, best, other = _values(subject, prop, claims, out.bad)
         out.other_snaks += other
@@ -77,14 +82,14 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
     first = len(o)
     for prop, claims in (entity.get("claims") or {}).items():
         if not isinstance(claims, list):
-            bad.append(BadStatement(subject, prop, "malformed_statement", f"{subject} {prop}: claims not a list"))
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT, f"{subject} {prop}: claims not a list"))
             continue
         start = len(o)
         best = "normal"
         for claim in claims:
             rank = claim.get("rank", "normal") if isinstance(claim, dict) else None
             if rank not in RANKS:
-                bad.append(BadStatement(subject, prop, "malformed_statement",
+                bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                         f"{subject} {prop}: statement with rank {rank!r}"))
                 continue
             if rank == "preferred" and best == "normal":
@@ -92,7 +97,7 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
                 del s[start:], p[start:], o[start:], k[start:]
             snak = claim.get("mainsnak")
             if not isinstance(snak, dict):
-                bad.append(BadStatement(subject, prop, "malformed_statement",
+                bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                         f"{subject} {prop}: statement without a mainsnak"))
                 continue
             if snak.get("snaktype", "value") != "value":
@@ -100,7 +105,7 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
                 continue
             datavalue = snak.get("datavalue")
             if not isinstance(datavalue, dict):
-                bad.append(BadStatement(subject, prop, "malformed_statement",
+                bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                         f"{subject} {prop}: value snak without datavalue"))
                 continue
             try:
@@ -130,14 +135,14 @@ def _values(subject: str, prop: str, claims: list[Any], bad: list[BadStatement])
     for claim in claims:
         rank = claim.get("rank", "normal") if isinstance(claim, dict) else None
         if rank not in RANKS:
-            bad.append(BadStatement(subject, prop, "malformed_statement",
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                     f"{subject} {prop}: statement with rank {rank!r}"))
             continue
         if rank == "preferred":
             best = "preferred"
         snak = claim.get("mainsnak")
         if not isinstance(snak, dict):
-            bad.append(BadStatement(subject, prop, "malformed_statement",
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                     f"{subject} {prop}: statement without a mainsnak"))
             continue
         if snak.get("snaktype", "value") != "value":
@@ -145,7 +150,7 @@ def _values(subject: str, prop: str, claims: list[Any], bad: list[BadStatement])
             continue
         datavalue = snak.get("datavalue")
         if not isinstance(datavalue, dict):
-            bad.append(BadStatement(subject, prop, "malformed_statement",
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
                                     f"{subject} {prop}: value snak without datavalue"))
             continue
         try:

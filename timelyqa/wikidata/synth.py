@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
+from timelyqa.reasons import Reason
 
 from timelyqa.wikidata.filters import property_drop
 from timelyqa.wikidata.graph import Edge, Graph
@@ -26,16 +26,16 @@ GENERATORS = {"L1": "wikidata_l1_v1", "L2": "wikidata_l2_v1", "L3": "wikidata_l3
 X = Var(ANSWER)
 
 
-class Miss(StrEnum):
+class Miss(Reason):
     """Why an anchor gave no question at a level."""
 
-    L1_NOT_UNIQUE = "l1_not_unique"
-    L2_ANCHOR_ALONE_UNIQUE = "l2_anchor_alone_unique"
-    L2_ANSWER_NOT_ENTITY = "l2_answer_not_askable"
-    L2_FANOUT_OVER_CAP = "l2_fanout_over_cap"
-    L2_NOT_UNIQUE = "l2_not_unique"
-    L3_NO_L2 = "l3_without_l2"
-    L3_NOT_UNIQUE = "l3_no_unique_fuzz"
+    L1_NOT_UNIQUE = "l1_not_unique", "L1: the changed triple has neither a unique object nor a unique subject"
+    L2_ANCHOR_ALONE_UNIQUE = "l2_anchor_alone_unique", "L2: the anchor alone already has one answer (it is an L1)"
+    L2_ANSWER_NOT_ENTITY = "l2_answer_not_askable", "L2: the answer is not an entity that constraints can narrow"
+    L2_FANOUT_OVER_CAP = "l2_fanout_over_cap", "L2: more subjects share the anchor than the fan-out cap holds"
+    L2_NOT_UNIQUE = "l2_not_unique", "L2: no set of constraints within the limit leaves one answer"
+    L3_NO_L2 = "l3_without_l2", "L3: there is no L2 question to fuzz"
+    L3_NOT_UNIQUE = "l3_no_unique_fuzz", "L3: no constraint turned into a hop keeps the answer unique"
 
 
 @dataclass(frozen=True)

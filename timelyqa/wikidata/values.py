@@ -6,6 +6,8 @@ import re
 from enum import StrEnum
 from typing import Any
 
+from timelyqa.reasons import Reason
+
 JULIAN = "http://www.wikidata.org/entity/Q1985786"
 ENTITY_IRI = "http://www.wikidata.org/entity/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -21,10 +23,15 @@ class Kind(StrEnum):
     COORDINATE = "globecoordinate"
 
 
+class ValueReject(Reason):
+    MALFORMED_DATAVALUE = "malformed_datavalue", "a statement's value is not of the shape its type says"
+    UNKNOWN_DATAVALUE_TYPE = "unknown_datavalue_type", "a statement's value has a type this reader does not know"
+
+
 class UnknownDatavalue(ValueError):
     """A datavalue type or shape this reader does not know; the statement is kept aside, not guessed at."""
 
-    def __init__(self, message: str, reason: str = "malformed_datavalue") -> None:
+    def __init__(self, message: str, reason: ValueReject = ValueReject.MALFORMED_DATAVALUE) -> None:
         super().__init__(message)
         self.reason = reason
 
@@ -74,7 +81,7 @@ def canonical(datavalue: dict[str, Any]) -> tuple[Kind, str]:
         if isinstance(exc, UnknownDatavalue):
             raise
         raise UnknownDatavalue(f"malformed {vtype} value: {exc!r}") from exc
-    raise UnknownDatavalue(f"unknown datavalue type {vtype!r}", "unknown_datavalue_type")
+    raise UnknownDatavalue(f"unknown datavalue type {vtype!r}", ValueReject.UNKNOWN_DATAVALUE_TYPE)
 
 
 def _id_from_numeric(value: dict[str, Any]) -> str:

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from enum import StrEnum
 
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.reasons import Reason
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.wikidata.query import ANSWER, PREFIXES, Const, Pattern, Query, Var
 from timelyqa.wikidata.values import Kind, rdf_lexical, rdf_term
@@ -24,11 +24,11 @@ _UNKNOWN = 1 << 62
 Shape = tuple[tuple[str | None, str | None], ...]
 
 
-class SparqlReject(StrEnum):
-    NO_ANSWER = "sparql_no_answer"
-    NOT_UNIQUE = "sparql_not_unique"
-    WRONG_ANSWER = "sparql_wrong_answer"
-    UNVERIFIABLE = "sparql_unverifiable"
+class SparqlReject(Reason):
+    NO_ANSWER = "sparql_no_answer", "the question's SPARQL query finds no answer in T1"
+    NOT_UNIQUE = "sparql_not_unique", "the question's SPARQL query finds more than one answer in T1"
+    WRONG_ANSWER = "sparql_wrong_answer", "the question's SPARQL query finds one answer in T1, not the stated one"
+    UNVERIFIABLE = "sparql_unverifiable", "the endpoint could not evaluate the question's query"
 
 
 @dataclass(frozen=True)
@@ -279,7 +279,7 @@ def expected_lexical(kind: Kind, form: str) -> str:
     return rdf_lexical(kind, form)[0]
 
 
-def check(outcome: Outcome, kind: Kind, form: str) -> str | None:
+def check(outcome: Outcome, kind: Kind, form: str) -> SparqlReject | None:
     """None when the query has exactly the expected answer; otherwise the reject reason."""
     if outcome.count < 0:
         return SparqlReject.UNVERIFIABLE

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Protocol
 
 from timelyqa.errors import ConfigError
-from timelyqa.record import Rejected
+from timelyqa.names import current_name
+from timelyqa.stages import Dropped
 from timelyqa.wikipedia.dump import DumpReader
 from timelyqa.wikipedia.infobox import PARSER, parse_infobox
 
@@ -43,7 +44,7 @@ class Rule:
     @classmethod
     def from_json(cls, text: str) -> Rule:
         data = json.loads(text)
-        if data.get("parser", PARSER) != PARSER:
+        if current_name(data.get("parser", PARSER)) != PARSER:  # rows released under a legacy spelling still read
             raise ConfigError(f"recompute rule made by parser {data['parser']!r}; this code is {PARSER!r}")
         return cls(page=data["page"], key=data["key"], page_id=data.get("page_id"))
 
@@ -65,7 +66,7 @@ def resolve(revisions: Iterable[HasText], key: str, when: datetime) -> str | Non
 
 
 def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime]
-               ) -> tuple[dict[Rule, list[str | None]], list[Rejected]]:
+               ) -> tuple[dict[Rule, list[str | None]], list[Dropped]]:
     """Every rule's answer at every moment, in one streamed pass over a dump with revision history.
 
     A rule names its page by id when it has one (titles change), else by title. A page the dump lacks,

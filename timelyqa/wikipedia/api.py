@@ -25,10 +25,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from timelyqa.errors import ConfigError, SourceContractError
-from timelyqa.record import Rejected
+from timelyqa.stages import Dropped
 from timelyqa.wikipedia.answer import Rule, value_in
 from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import Page, Revision
+from timelyqa.wikipedia.dump import Page, ReadReject, Revision
 from timelyqa.wikipedia.labels import HORIZON
 
 REVISIONS = {"prop": "revisions", "rvprop": "ids|timestamp|content|sha1", "rvslots": "main"}
@@ -41,7 +41,7 @@ Source = ApiSettings | MediaWikiAPI
 class PageUnavailable(SourceContractError):
     """The API has no such page (deleted or moved away since it changed) or the title is not valid."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: ReadReject, message: str) -> None:
         super().__init__(message)
         self.reason = reason
 
@@ -74,7 +74,7 @@ def recent_pages(source: Source, start: datetime, end: datetime) -> Iterator[tup
 
 
 def page_history(source: Source, page: int | str, *, start: datetime, until: datetime,
-                 rejected: list[Rejected] | None = None) -> Page:
+                 rejected: list[Dropped] | None = None) -> Page:
     """The page's last readable revision at or before `start`, then its revisions in (start, until], in order.
 
     `page` is a page id (stable across moves) or a title. Revisions whose text is deleted are left out
@@ -99,7 +99,7 @@ def page_history(source: Source, page: int | str, *, start: datetime, until: dat
         for raw, reason in {raw.get("revid"): (raw, reason) for raw, reason in hidden}.values():
             if rejected is not None:
                 rejected.append(_reject(api, reason, f"page {title!r} (id {page_id}) revision {raw.get('revid')}: "
-                                        f"{reason.replace('_', ' ')}",
+                                        f"{reason.explanation}",
                                         {"page": title, "page_id": page_id, "revision": raw.get("revid")}))
         return Page(id=page_id, title=title, namespace=int(info.get("ns", 0)), revisions=iter(revisions))
 
@@ -112,7 +112,7 @@ def revision_at(source: Source, page: int | str, when: datetime) -> Revision | N
         try:
             return _last_readable(api, ref, when, f"page {page!r}")[1]
         except PageUnavailable as exc:
-            if exc.reason == "page_missing":
+            if exc.reason is ReadReject.PAGE_MISSING:
                 return None
             raise
 
@@ -135,7 +135,7 @@ class _Fetched:
 
     page: Page | None
     revisions: int = 0
-    rejected: list[Rejected] = field(default_factory=list)
+    rejected: list[Dropped] = field(default_factory=list)
     other_namespace: bool = False
 
 
@@ -155,7 +155,7 @@ class ApiReader:
         if horizon < timedelta(0):
             raise ConfigError(f"horizon {horizon}: must not be negative")
         self.source, self.start, self.end, self.horizon = source, start, end, horizon
-        self.rejected: list[Rejected] = []
+        self.rejected: list[Dropped] = []
         self.counts: Counter[str] = Counter()
         self.usage: Counter[str] = Counter()
         self.wiki_url = "https://en.wikipedia.org"
@@ -185,8 +185,6 @@ class ApiReader:
                         fetched = ahead.popleft().result()
                         submit()
                         self.rejected += fetched.rejected  # here, in page order: the same run gives the same file
-                        for r in fetched.rejected:
-                            self.counts[f"bad_{r.reason}"] += 1
                         self.counts["pages_other_namespace"] += fetched.other_namespace
                         if fetched.page is not None:
                             self.counts["pages_read"] += 1
@@ -213,11 +211,11 @@ class ApiReader:
                               f" starts {self.start.isoformat()}: read a dump for older windows")
 
     def _fetch(self, api: MediaWikiAPI, page_id: int, title: str) -> _Fetched:
-        rejected: list[Rejected] = []
+        rejected: list[Dropped] = []
         try:
             page = page_history(api, page_id, start=self.start, until=self.end + self.horizon, rejected=rejected)
         except ApiError as exc:
-            return _Fetched(None, rejected=[_reject(api, exc.reason, f"page {title!r} (id {page_id}): API error "
+            return _Fetched(None, rejected=[_reject(api, ReadReject.API_ERROR, f"page {title!r} (id {page_id}): API error "
                                                     f"{exc.code}: {exc.info}",
                                                     {"page": title, "page_id": page_id, "code": exc.code})])
         except PageUnavailable as exc:
@@ -243,7 +241,7 @@ def _last_readable(api: MediaWikiAPI, ref: dict[str, str], when: datetime, where
                    ) -> tuple[dict[str, Any], Revision | None, list[tuple[dict[str, Any], str]]]:
     """(page info, the newest readable revision at or before `when`, the unreadable ones passed on the way)."""
     params = {**REVISIONS, **ref, "rvdir": "older", "rvstart": api_time(when), "rvlimit": "1"}
-    hidden: list[tuple[dict[str, Any], str]] = []
+    hidden: list[tuple[dict[str, Any], ReadReject]] = []
     info: dict[str, Any] = {}
     for data in api.query(params):  # continued only past revisions whose text is deleted
         info, raws = _one_page(data, api, where)
@@ -261,26 +259,26 @@ def _one_page(data: dict[str, Any], api: MediaWikiAPI, where: str) -> tuple[dict
         raise SourceContractError(f"{api.settings.endpoint}: {where}: expected one page, got {len(found)}")
     info = found[0]
     if info.get("missing"):
-        raise PageUnavailable("page_missing", f"{api.settings.endpoint}: {where} does not exist (deleted or moved)")
+        raise PageUnavailable(ReadReject.PAGE_MISSING, f"{api.settings.endpoint}: {where} does not exist (deleted or moved)")
     if info.get("invalid"):
-        raise PageUnavailable("invalid_title", f"{api.settings.endpoint}: {where}: {info.get('invalidreason', '')}")
+        raise PageUnavailable(ReadReject.INVALID_TITLE, f"{api.settings.endpoint}: {where}: {info.get('invalidreason', '')}")
     if "pageid" not in info or "title" not in info:
         raise SourceContractError(f"{api.settings.endpoint}: {where}: a page without pageid or title")
     revisions = info.get("revisions") or []
     return info, revisions if isinstance(revisions, list) else []
 
 
-def _revision(raw: dict[str, Any], api: MediaWikiAPI, where: str) -> tuple[Revision | None, str]:
+def _revision(raw: dict[str, Any], api: MediaWikiAPI, where: str) -> tuple[Revision | None, ReadReject | None]:
     """The revision, or None and why its text cannot be had (the same reasons DumpReader gives)."""
     try:
         slot = (raw.get("slots") or {}).get("main") or {}
         if raw.get("texthidden") or slot.get("texthidden"):
-            return None, "text_deleted"
+            return None, ReadReject.TEXT_DELETED
         if "content" not in slot:
-            return None, "missing_text"
+            return None, ReadReject.MISSING_TEXT
         return Revision(id=int(raw["revid"]), parent_id=int(raw.get("parentid") or 0) or None,
                         timestamp=_time(raw["timestamp"]), text=str(slot["content"]),
-                        sha1=_base36(raw.get("sha1"))), ""
+                        sha1=_base36(raw.get("sha1"))), None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SourceContractError(f"{api.settings.endpoint}: {where}: a revision the client cannot read "
                                   f"({type(exc).__name__}: {exc})") from None
@@ -308,6 +306,5 @@ def _base36(sha1_hex: Any) -> str | None:
     return digits.rjust(31, "0")
 
 
-def _reject(api: MediaWikiAPI, reason: str, detail: str, item: dict[str, Any]) -> Rejected:
-    return Rejected(source="wikipedia", stage="api", reason=reason, detail=f"{api.settings.endpoint}: {detail}",
-                    item=json.dumps({"endpoint": api.settings.endpoint, **item}, ensure_ascii=False, sort_keys=True))
+def _reject(api: MediaWikiAPI, reason: ReadReject, detail: str, item: dict[str, Any]) -> Dropped:
+    return Dropped({"endpoint": api.settings.endpoint, **item}, reason, f"{api.settings.endpoint}: {detail}")

@@ -18,7 +18,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import StrEnum
+
+from timelyqa.reasons import Reason
 
 # Whole key tokens (split on _, space, -, digits) that name how the box looks, not a fact.
 _SETTING_TOKENS = frozenset({
@@ -36,12 +37,12 @@ _FILE = re.compile(r"(^|[\s:=|])(file|image|media):|\.(png|jpe?g|gif|svg|tiff?|w
                    r"webm|mp3|mp4|mid|midi|flac|wav|pdf|djvu|stl)\b", re.IGNORECASE)
 
 
-class Drop(StrEnum):
-    SETTING_KEY = "setting_key"
-    FILE_VALUE = "file_value"
-    REVERTED_IN_WINDOW = "reverted_in_window"
-    REVERTED_AFTER_WINDOW = "reverted_after_window"
-    VALUE_REMOVED = "value_removed"
+class Drop(Reason):
+    SETTING_KEY = "setting_key", "the key is a display setting (image, caption, colour, map...), not a fact"
+    FILE_VALUE = "file_value", "the new value is a file"
+    REVERTED_IN_WINDOW = "reverted_in_window", "the value at the window's end is its value at the start (a revert)"
+    REVERTED_AFTER_WINDOW = "reverted_after_window", "the old value came back in the week after the window (vandalism)"
+    VALUE_REMOVED = "value_removed", "the key was removed"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,29 +2,41 @@
 
 from __future__ import annotations
 
-import bz2
-import gzip
-import json
 import zlib
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from xml.etree.ElementTree import ParseError
 
 import mwxml
 from mwxml.errors import MalformedXML
 
 from timelyqa.errors import ConfigError
-from timelyqa.record import Rejected
+from timelyqa.files import open_compressed
+from timelyqa.reasons import Reason
+from timelyqa.stages import Dropped
 
 MAIN = frozenset({0})
 _BROKEN = (ParseError, EOFError, OSError, zlib.error)
 """The file itself is unreadable from here on: no page after this point can be trusted."""
 _BAD_ELEMENT = (MalformedXML, ValueError, TypeError, KeyError, AttributeError)
 """One element mwxml could not read (an unknown tag, a timestamp that is not one): only that page is lost."""
+
+
+class ReadReject(Reason):
+    """What a page's history could not give, from a dump or the API."""
+
+    MALFORMED_XML = "malformed_xml", "the export cannot be read from here on (cut short or not XML); the rest is lost"
+    MALFORMED_REVISION = "malformed_revision", "a revision cannot be read; its page is dropped whole"
+    MISSING_TIMESTAMP = "missing_timestamp", "a revision has no timestamp"
+    TEXT_DELETED = "text_deleted", "a revision's text was deleted (suppressed)"
+    MISSING_TEXT = "missing_text", "a revision has no text content"
+    PAGE_MISSING = "page_missing", "the API no longer has the page (deleted or moved since it changed)"
+    INVALID_TITLE = "invalid_title", "the API calls the page's title invalid"
+    API_ERROR = "api_error", "the API answered an error for the page (its code is in the detail)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,22 +60,12 @@ class Page:
     """False when the file broke or a revision could not be read: the history is partial, so use none of it."""
 
 
-def open_dump(path: Path) -> IO[bytes]:
-    with path.open("rb") as f:
-        magic = f.read(2)
-    if magic == b"BZ":
-        return bz2.open(path, "rb")
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rb")
-    return path.open("rb")
-
-
 def check_dump(path: Path) -> None:
     """Stop before any work when the path is not a MediaWiki XML export, naming the file."""
     if not path.is_file():
         raise ConfigError(f"{path}: no such file" if not path.exists() else f"{path}: not a file")
     try:
-        with open_dump(path) as f:
+        with open_compressed(path) as f:
             head = f.read(8192)
     except _BROKEN as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
@@ -82,20 +84,20 @@ class DumpReader:
     def __init__(self, path: Path, *, namespaces: frozenset[int] = MAIN) -> None:
         self.path = Path(path)
         self.namespaces = namespaces
-        self.rejected: list[Rejected] = []
+        self.rejected: list[Dropped] = []
         self.counts: Counter[str] = Counter()
         self.wiki_url = "https://en.wikipedia.org"
         self._broken = False
         self._last = "before the first page"
 
     def __iter__(self) -> Iterator[Page]:
-        with open_dump(self.path) as f:
+        with open_compressed(self.path) as f:
             try:
                 dump = mwxml.Dump.from_file(f)
                 self.wiki_url = _wiki_url(dump.site_info.base) or self.wiki_url
                 pages = iter(dump)
             except (*_BROKEN, *_BAD_ELEMENT, AssertionError) as exc:
-                self._reject("malformed_xml", f"the export's start cannot be read: {_line(exc)}", {})
+                self._reject(ReadReject.MALFORMED_XML, f"the export's start cannot be read: {_line(exc)}", {})
                 return
             last_title: str | None = None
             while not self._broken:
@@ -104,7 +106,7 @@ class DumpReader:
                 except StopIteration:
                     return
                 except (*_BROKEN, *_BAD_ELEMENT) as exc:
-                    self._reject("malformed_xml", f"{_line(exc)} ({self._last}); the rest is lost",
+                    self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} ({self._last}); the rest is lost",
                                  {"after_page": last_title} if last_title else {})
                     return
                 self.counts["pages_read"] += 1
@@ -130,33 +132,30 @@ class DumpReader:
                 return
             except _BROKEN as exc:
                 self._broken, page.complete = True, False
-                self._reject("malformed_xml", f"{_line(exc)} in {where}, {last}; the page and the rest are lost",
+                self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} in {where}, {last}; the page and the rest are lost",
                              {"page": page.title, "page_id": page.id})
                 return
             except _BAD_ELEMENT as exc:
                 page.complete = False
-                self._reject("malformed_revision", f"{where}, {last}: {_line(exc)}; the page is dropped",
+                self._reject(ReadReject.MALFORMED_REVISION, f"{where}, {last}: {_line(exc)}; the page is dropped",
                              {"page": page.title, "page_id": page.id})
                 return
             self.counts["revisions_read"] += 1
             last = f"after revision {rev.id}"
             item = {"page": page.title, "page_id": page.id, "revision": rev.id}
             if rev.timestamp is None:
-                self._reject("missing_timestamp", f"{where} revision {rev.id}: no timestamp", item)
+                self._reject(ReadReject.MISSING_TIMESTAMP, f"{where} revision {rev.id}: no timestamp", item)
             elif rev.text is None and rev.deleted.text:
-                self._reject("text_deleted", f"{where} revision {rev.id}: text deleted (suppressed)", item)
+                self._reject(ReadReject.TEXT_DELETED, f"{where} revision {rev.id}: text deleted (suppressed)", item)
             elif rev.text is None and str(rev.bytes) != "0":
-                self._reject("missing_text", f"{where} revision {rev.id}: no <text> content", item)
+                self._reject(ReadReject.MISSING_TEXT, f"{where} revision {rev.id}: no <text> content", item)
             else:
                 yield Revision(id=rev.id, parent_id=_int(rev.parent_id),
                                timestamp=datetime.fromtimestamp(rev.timestamp.unix(), UTC),
                                text=rev.text or "", sha1=rev.sha1)
 
-    def _reject(self, reason: str, detail: str, item: dict[str, Any]) -> None:
-        self.counts[f"bad_{reason}"] += 1
-        self.rejected.append(Rejected(source="wikipedia", stage="read", reason=reason,
-                                      detail=f"{self.path}: {detail}",
-                                      item=json.dumps({"file": str(self.path), **item}, sort_keys=True)))
+    def _reject(self, reason: ReadReject, detail: str, item: dict[str, Any]) -> None:
+        self.rejected.append(Dropped({"file": str(self.path), **item}, reason, f"{self.path}: {detail}"))
 
 
 def _wiki_url(base: str | None) -> str | None:

@@ -11,7 +11,7 @@ from mwparserfromhell.wikicode import Wikicode
 
 from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, plain, render, strip_refs, template_name, tidy
 
-PARSER = "wikipedia-infobox@v1"
+PARSER = "wikipedia_infobox_parser_v1"
 """The name of the rules below; a change in what a value reads as gets a new name."""
 
 _BOXES = frozenset({"taxobox", "automatic taxobox", "speciesbox", "subspeciesbox", "chembox", "drugbox",

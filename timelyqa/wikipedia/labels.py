@@ -10,15 +10,20 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TypeVar
 
+from timelyqa.reasons import Reason
 from timelyqa.wikipedia.changes import State, value_at
 
 T = TypeVar("T")
 HORIZON = timedelta(days=7)
 """DailyQA watches answers for a week after the question week (days 8 to 14 of its three weeks)."""
-RULE = "rule:wikipedia-domain@v1"
+RULE = "wikipedia_domain_rule_v1"
 """How `domain` labels a question by default: the infobox template's name, else the page's categories."""
 DOMAIN_CAP = 750
 """DailyQA's most questions per domain in one update."""
+
+
+class LabelReject(Reason):
+    DOMAIN_CAP = "domain_cap", "the domain already has as many questions as the cap allows (sampled by a seeded hash)"
 
 
 class Frequency(StrEnum):

@@ -1,254 +1,275 @@
 """The Wikipedia source end to end: a dump or the Action API and a window in; questions, rejects, manifest out.
 
-DailyQA's pipeline on one streamed pass: each main-namespace page's infobox before and after every
-revision in the window, its one chosen change, its answer re-derived from the page, then the labels
-(update frequency, domain); then one batch of questions (template or LLM) checked for correctness and
-descriptiveness, and the per-domain cap.
+DailyQA's pipeline in four stages, each reading and writing files in the run's work folder so that the
+CLI and the Prefect flow run the same stages and a flow retries one without redoing the others:
+`read_changes` streams each page's history once (from a dump or the API) to its one chosen change with
+its answer re-derived and its labels; `write_questions` puts a question to each (template or LLM) and
+checks its text; `check_questions` has the checker answer each from the page; `finish` labels domains
+(by rule or LLM), applies the per-domain cap and writes the outputs through the stage writer.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import polars as pl
 
-from timelyqa.errors import ConfigError
-from timelyqa.llm.client import total_usage
-from timelyqa.record import REJECTED_SCHEMA, Evidence, Rejected, WikipediaRecord, record_id, to_frame
+from timelyqa.files import sha256_file, write_parquet
+from timelyqa.llm.client import LLM, total_usage
+from timelyqa.manifest import Input, Manifest
+from timelyqa.record import Evidence, Verification, WikipediaRecord, record_id
+from timelyqa.stages import StageWriter
 from timelyqa.wikipedia import labels
 from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.api import ApiReader
 from timelyqa.wikipedia.apiclient import ApiSettings
-from timelyqa.wikipedia.changes import Change, page_changes
+from timelyqa.wikipedia.changes import page_changes
 from timelyqa.wikipedia.dump import DumpReader, check_dump
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
+from timelyqa.wikipedia.options import Settings, Source
 from timelyqa.wikipedia.questions import answer_aliases, correct
-from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer
+from timelyqa.wikipedia.source import SOURCE
+from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer, Written
 
 Progress = Callable[[str, int, int], None]
 
+UNITS, WRITTEN, CHECKED = "units.parquet", "written.parquet", "checked.parquet"
+UNIT_SCHEMA = pl.Schema({
+    "title": pl.String(), "url": pl.String(), "key": pl.String(), "value": pl.String(), "infobox": pl.String(),
+    "first_paragraph": pl.String(), "rule": pl.String(), "where": pl.String(), "page_id": pl.Int64(),
+    "value_before": pl.String(), "revision_id": pl.Int64(), "changed_at": pl.Datetime("us", "UTC"),
+    "evidence": pl.String(), "domain": pl.String(), "frequency": pl.String(),
+})
+"""A page's chosen change with everything its record needs but the question; no revision text, so that what
+waits for the writer grows with the questions, not with the pages' sizes."""
+WRITTEN_SCHEMA = pl.Schema({**UNIT_SCHEMA, "question": pl.String(), "generator": pl.String(),
+                            "verification": pl.String()})
 
-Source = Path | ApiSettings
-"""A MediaWiki XML export or dump with revision history, or the Action API of a live wiki."""
 
-
-def check_window(start: datetime, end: datetime) -> None:
-    if start.tzinfo is None or end.tzinfo is None:
-        raise ConfigError(f"window {start} .. {end}: give both ends with a time zone (revisions are in UTC)")
-    if not start < end:
-        raise ConfigError(f"window {start.isoformat()} .. {end.isoformat()}: the start must come before the end")
-
-
-def open_source(source: Source, *, start: datetime, end: datetime, horizon: timedelta) -> DumpReader | ApiReader:
+def open_source(source: Source, settings: Settings) -> DumpReader | ApiReader:
     """The pages of the source, checked before any work: a file that is not an export, an API that is not one or
-    no longer holds the window, a window that is not one, all stop here."""
-    check_window(start, end)
+    no longer holds the window, all stop here."""
     if isinstance(source, ApiSettings):
-        reader = ApiReader(source, start=start, end=end, horizon=horizon)
+        reader = ApiReader(source, start=settings.start, end=settings.end, horizon=settings.horizon)
         reader.check()
         return reader
     check_dump(Path(source))
     return DumpReader(Path(source))
 
 
-def run(source: Source, out: Path, *, start: datetime, end: datetime, seed: int,
-        cap_per_domain: int = labels.DOMAIN_CAP, horizon: timedelta = labels.HORIZON, writer: Writer | None = None,
-        domains: LLMDomains | None = None, progress: Progress | None = None) -> dict[str, Any]:
-    """Write out/questions.parquet, rejected.parquet and manifest.json for the changes in (start, end].
+def read_changes(source: Source, workdir: Path, settings: Settings, *, progress: Progress | None = None) -> Path:
+    """One streamed pass over the pages: each changed page's one chosen change, its answer re-derived from the
+    revision it stands on, and its labels; every drop on the way kept with its reason."""
+    reader = open_source(source, settings)
+    ledger = _ledger(workdir)
+    where = source.endpoint if isinstance(source, ApiSettings) else f"dump:{Path(source).name}"
+    rows = []
+    with ledger.timed("read"):
+        for n, page in enumerate(reader, start=1):
+            history = read_history(page, start=settings.start, end=settings.end, horizon=settings.horizon)
+            if not page.complete:
+                ledger.count("pages_incomplete")
+            elif (row := _unit(history, reader.wiki_url, where, settings, ledger)) is not None:
+                rows.append(row)
+            if progress:
+                progress("pages", n, 0)
+    for line, n in reader.counts.items():
+        ledger.count(line, n)
+    ledger.reject_all(reader.rejected)
+    ledger.use(getattr(reader, "usage", {}))
+    path = workdir / UNITS
+    write_parquet(pl.DataFrame(rows, schema=UNIT_SCHEMA, orient="row"), path)
+    ledger.save("read")
+    return path
+
+
+def write_questions(units: Path, workdir: Path, writer: Writer) -> Path:
+    """A question for each change, its text checked by rule; the refused are kept with their reasons."""
+    ledger = _ledger(workdir)
+    frame = pl.read_parquet(units)
+    with ledger.timed("write"), _usage(ledger, writer.llms):
+        written = writer.write([_as_unit(row) for row in frame.iter_rows(named=True)])
+    kept = _kept(frame, written, ledger)
+    ledger.count("questions_written", kept.height)
+    path = workdir / WRITTEN
+    write_parquet(kept, path)
+    ledger.save("write")
+    return path
+
+
+def check_questions(written: Path, workdir: Path, writer: Writer) -> Path:
+    """Each written question checked (by an LLM writer's checker model: DailyQA's correctness check)."""
+    ledger = _ledger(workdir)
+    frame = pl.read_parquet(written)
+    rows = list(frame.iter_rows(named=True))
+    pending = [Written(r["question"], None, "", r["generator"], None) for r in rows]
+    with ledger.timed("check"), _usage(ledger, writer.llms):
+        checked = writer.check([_as_unit(r) for r in rows], pending)
+    kept = _kept(frame, checked, ledger)
+    ledger.count("questions_checked", kept.height)
+    path = workdir / CHECKED
+    write_parquet(kept, path)
+    ledger.save("check")
+    return path
+
+
+def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Settings, *,
+           domains: LLMDomains | None = None) -> Manifest:
+    """Label domains (the rule's, or the model's where it gives one of the seven), cap them, write the outputs."""
+    ledger = StageWriter.resume(SOURCE, out, work=workdir)
+    frame = pl.read_parquet(checked)
+    records = [_record(row, settings) for row in frame.iter_rows(named=True)]
+    if domains is not None:
+        with ledger.timed("label"), _usage(ledger, (domains.llm,)):
+            records = _llm_domains(domains, records, frame, ledger)
+    kept, capped = labels.cap_per_domain(records, domain_of=lambda r: r.domain, key=lambda r: r.id,
+                                         cap=settings.cap_per_domain, seed=settings.seed)
+    for r in capped:
+        ledger.reject({"id": r.id, "page": r.page_title, "page_id": r.page_id, "key": r.infobox_key,
+                       "question": r.question}, labels.LabelReject.DOMAIN_CAP,
+                      f"{r.page_title!r} {r.infobox_key}: over the cap of {settings.cap_per_domain} questions for "
+                      f"{r.domain}")
+    for record in kept:
+        ledger.keep(record)
+    ledger.use({"sparql_calls": 0, "llm_calls": 0})
+    inputs = ({"api": Input(url=source.endpoint)} if isinstance(source, ApiSettings)
+              else {"dump": Input(path=str(source), sha256=sha256_file(Path(source)))})
+    window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(), "horizon_days": settings.horizon_days}
+    return ledger.finish(as_of=settings.end, inputs=inputs,
+                         settings={**settings.model_dump(mode="json"), "domains": domains.name if domains else labels.RULE},
+                         details={"window": window, "parser": PARSER})
+
+
+def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None = None,
+        domains: LLMDomains | None = None, progress: Progress | None = None) -> Manifest:
+    """The whole source, as `timelyqa wikipedia` and the `wikipedia` flow run it.
 
     `writer` writes and checks the questions: the template writer by default (no model needed), or an
     `LLMWriter`. Domains are labelled by rule, or by `domains` (an LLM) where it gives one of the seven.
     `progress(stage, done, total)` is called as pages are read (total 0: not known ahead).
     """
     out = Path(out)
-    if cap_per_domain < 1:
-        raise ConfigError(f"cap_per_domain={cap_per_domain}: must be at least 1")
-    reader = open_source(source, start=start, end=end, horizon=horizon)
+    workdir = out / "work"
     writer = writer or TemplateWriter()
-    where = source.endpoint if isinstance(source, ApiSettings) else f"dump:{Path(source).name}"
-    started = time.perf_counter()
-    counts: Counter[str] = Counter()
-    rejects: list[Rejected] = []
-    pending: list[_Pending] = []
-    for n, page in enumerate(reader, start=1):
-        history = read_history(page, start=start, end=end, horizon=horizon)
-        if not page.complete:
-            counts["pages_incomplete"] += 1
-        else:
-            item = _page_unit(history, reader.wiki_url, where, start=start, end=end, seed=seed, horizon=horizon,
-                              counts=counts, rejects=rejects)
-            if item is not None:
-                pending.append(item)
-        if progress:
-            progress("pages", n, 0)
-    read_seconds = time.perf_counter() - started
-    records = _write_questions(writer, pending, end, counts, rejects)
-    if domains is not None:
-        records = _llm_domains(domains, records, pending, counts)
-    kept, capped = labels.cap_per_domain(records, domain_of=lambda r: r.domain, key=lambda r: r.id,
-                                         cap=cap_per_domain, seed=seed)
-    rejects += [_reject("label", "domain_cap", f"{r.page_title!r} {r.infobox_key}: over the cap of {cap_per_domain}"
-                        f" questions for {r.domain}", {"id": r.id, "page": r.page_title, "page_id": r.page_id,
-                                                         "key": r.infobox_key, "question": r.question}) for r in capped]
-    counts.update({k: v for k, v in reader.counts.items() if not k.startswith("bad_")})
-    counts["questions"] = len(kept)
-    usage = {"sparql_calls": 0, **total_usage([*writer.llms, *([domains.llm] if domains else [])]),
-             **getattr(reader, "usage", {})}
-    return _write(out, source, kept, [*reader.rejected, *rejects], counts,
-                  window={"start": start.isoformat(), "end": end.isoformat(), "horizon_days": horizon.days},
-                  settings={"seed": seed, "cap_per_domain": cap_per_domain, "horizon_seconds": horizon.total_seconds(),
-                            "generator": writer.generator, "domains": domains.name if domains else labels.RULE},
-                  timings={"read": round(read_seconds, 3), "run": round(time.perf_counter() - started, 3)},
-                  usage=usage)
+    # The manifest states the writer that ran, whichever way it was chosen.
+    settings = settings.model_copy(update={"generator": "llm" if writer.llms else "template"})
+    units = read_changes(source, workdir, settings, progress=progress)
+    written = write_questions(units, workdir, writer)
+    checked = check_questions(written, workdir, writer)
+    return finish(source, checked, workdir, out, settings, domains=domains)
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """A page's chosen change with everything its record needs but the question; no revision text, so that
-    what waits for the writer grows with the questions, not with the pages' sizes."""
-
-    unit: Unit
-    page_id: int
-    change: Change
-    evidence: list[Evidence]
-    domain: str
-    frequency: str
+def _ledger(workdir: Path) -> StageWriter:
+    return StageWriter(SOURCE, workdir.parent, work=workdir)
 
 
-def _page_unit(history: PageHistory, wiki_url: str, read_from: str, *, start: datetime, end: datetime, seed: int,
-               horizon: timedelta, counts: Counter[str], rejects: list[Rejected]) -> _Pending | None:
-    """The page's one change, ready for a question, or None; every drop on the way is kept in `rejects` or counted."""
+class _usage:
+    """Adds to a ledger what the models were used for inside the block (not what they had done before)."""
+
+    def __init__(self, ledger: StageWriter, llms: tuple[LLM, ...]) -> None:
+        self.ledger, self.llms = ledger, llms
+
+    def __enter__(self) -> None:
+        self.before = Counter(total_usage(list(self.llms)))
+
+    def __exit__(self, *exc: object) -> None:
+        after = Counter(total_usage(list(self.llms)))
+        self.ledger.use({k: round(after[k] - self.before[k], 3) for k in after})
+
+
+def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Settings,
+          ledger: StageWriter) -> dict[str, object] | None:
+    """The page's one change, ready for a question, or None; every drop on the way is kept or counted."""
     where = {"page": history.title, "page_id": history.page_id}
     if not history.revisions_in_window:
-        counts["pages_unchanged_in_window"] += 1
+        ledger.count("pages_unchanged_in_window")
         return None
-    counts["pages_changed_in_window"] += 1
-    counts["revisions_in_window"] += history.revisions_in_window
-    changes = page_changes(history.states, start=start, end=end, seed=seed, page=str(history.page_id))
-    counts.update(changes.counts)
+    ledger.count("pages_changed_in_window")
+    ledger.count("revisions_in_window", history.revisions_in_window)
+    changes = page_changes(history.states, start=settings.start, end=settings.end, seed=settings.seed,
+                           page=str(history.page_id))
+    for line, n in changes.counts.items():
+        ledger.count(line, n)
     for d in changes.dropped:
-        rejects.append(_reject("changes", d.reason, f"page {history.title!r} (id {history.page_id}) {d.detail}",
-                               {**where, "key": d.key}))
+        ledger.reject({**where, "key": d.key}, d.reason, f"page {history.title!r} (id {history.page_id}) {d.detail}")
     change, golden = changes.chosen, history.end
     if change is None or golden is None:
         return None
-    counts["changes_chosen"] += 1
+    ledger.count("changes_chosen")
     # Correctness of the answer itself: the checker re-reads the key from the revision the answer stands on.
     failed = correct(change.key, change.after, golden.text)
     if failed:
-        rejects.append(_reject("check", failed, f"page {history.title!r} key {change.key!r} revision {golden.id}: "
-                               f"{change.after!r} is not what the revision's infobox reads ({failed})",
-                               {**where, "key": change.key, "answer": change.after}))
+        ledger.reject({**where, "key": change.key, "answer": change.after}, failed,
+                      f"page {history.title!r} key {change.key!r} revision {golden.id}: {change.after!r} is not what "
+                      f"the revision's infobox reads ({failed})")
         return None
     infobox = next(s.fields for s in reversed(history.states) if s.rev_id == golden.id)
-    rule = Rule(page=history.title, key=change.key, page_id=history.page_id)
-    unit = Unit(title=history.title, url=f"{wiki_url}/wiki/{quote(history.title.replace(' ', '_'))}", key=change.key,
-                value=change.after, infobox=infobox, first_paragraph=first_paragraph(golden.text), rule=rule.to_json(),
-                where=read_from)
-    domain = labels.domain(history.templates.get(golden.id, ""), categories(golden.text))
-    frequency = labels.update_frequency(history.states, change.key, end=end, horizon=horizon)
-    evidence = [_evidence(history, wiki_url, rev_id) for rev_id in dict.fromkeys((change.rev_id, golden.id))]
-    return _Pending(unit, history.page_id, change, evidence, domain.value, frequency.value)
+    evidence = [_evidence(history, wiki_url, rev_id).model_dump(mode="json")
+                for rev_id in dict.fromkeys((change.rev_id, golden.id))]
+    return {
+        "title": history.title, "url": f"{wiki_url}/wiki/{quote(history.title.replace(' ', '_'))}", "key": change.key,
+        "value": change.after, "infobox": json.dumps(dict(infobox), ensure_ascii=False),
+        "first_paragraph": first_paragraph(golden.text),
+        "rule": Rule(page=history.title, key=change.key, page_id=history.page_id).to_json(), "where": read_from,
+        "page_id": history.page_id, "value_before": change.before, "revision_id": change.rev_id,
+        "changed_at": change.timestamp, "evidence": json.dumps(evidence),
+        "domain": labels.domain(history.templates.get(golden.id, ""), categories(golden.text)).value,
+        "frequency": labels.update_frequency(history.states, change.key, end=settings.end,
+                                             horizon=settings.horizon).value,
+    }
 
 
-def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, counts: Counter[str],
-                     rejects: list[Rejected]) -> list[WikipediaRecord]:
-    """One batch through the writer (an LLM writer keeps its calls in flight); the refused kept with reasons."""
-    records = []
-    for item, written in zip(pending, writer.write([p.unit for p in pending]), strict=True):
-        unit, change = item.unit, item.change
-        if not written.kept:
-            rejects.append(_reject("check", written.reason or "no_question",
-                                   f"page {unit.title!r} key {unit.key!r} revision {change.rev_id}: {written.detail}",
-                                   {"page": unit.title, "page_id": item.page_id, "key": unit.key,
-                                    "question": written.question, "answer": unit.value}))
+def _as_unit(row: Mapping[str, object]) -> Unit:
+    return Unit(title=str(row["title"]), url=str(row["url"]), key=str(row["key"]), value=str(row["value"]),
+                infobox=json.loads(str(row["infobox"])), first_paragraph=str(row["first_paragraph"]),
+                rule=str(row["rule"]), where=str(row["where"]))
+
+
+def _kept(frame: pl.DataFrame, written: list[Written], ledger: StageWriter) -> pl.DataFrame:
+    """The rows whose question stands, with it; the others rejected with the writer's or checker's reason."""
+    kept = []
+    for row, w in zip(frame.iter_rows(named=True), written, strict=True):
+        if not w.kept or w.reason is not None:
+            ledger.reject({"page": row["title"], "page_id": row["page_id"], "key": row["key"], "question": w.question,
+                           "answer": row["value"]}, w.reason,
+                          f"page {row['title']!r} key {row['key']!r} revision {row['revision_id']}: {w.detail}")
             continue
-        counts["questions_written"] += 1
-        records.append(WikipediaRecord(
-            id=_id(item.page_id, unit.key, change.rev_id, unit.value), question=written.question or "",
-            answer=unit.value, answer_aliases=answer_aliases(unit.value), source="wikipedia", level=item.frequency,
-            event_date=change.timestamp.date(), as_of=as_of, evidence=item.evidence,
-            verification=written.verification, generator=written.generator, page_title=unit.title,
-            page_id=item.page_id, infobox_key=unit.key, revision_id=change.rev_id, value_before=change.before,
-            recompute=unit.rule, update_frequency=item.frequency, domain=item.domain,
-            infobox=json.dumps(dict(unit.infobox), ensure_ascii=False), first_paragraph=unit.first_paragraph))
-    return records
+        verification = w.verification.model_dump_json() if w.verification else None
+        kept.append({**{k: row[k] for k in UNIT_SCHEMA}, "question": w.question, "generator": w.generator,
+                     "verification": verification})
+    return pl.DataFrame(kept, schema=WRITTEN_SCHEMA, orient="row")
 
 
-def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], pending: list[_Pending],
-                 counts: Counter[str]) -> list[WikipediaRecord]:
+def _record(row: Mapping[str, object], settings: Settings) -> WikipediaRecord:
+    value = str(row["value"])
+    return WikipediaRecord(
+        id=record_id("wikipedia", str(row["page_id"]), str(row["key"]), str(row["revision_id"]), value),
+        question=str(row["question"]), answer=value, answer_aliases=answer_aliases(value), source="wikipedia",
+        level=str(row["frequency"]), event_date=row["changed_at"].date(),  # type: ignore[attr-defined]
+        as_of=settings.end, evidence=[Evidence.model_validate(e) for e in json.loads(str(row["evidence"]))],
+        verification=Verification.model_validate_json(str(row["verification"])), generator=str(row["generator"]),
+        page_title=str(row["title"]), page_id=int(row["page_id"]),  # type: ignore[call-overload]
+        infobox_key=str(row["key"]), revision_id=int(row["revision_id"]),  # type: ignore[call-overload]
+        value_before=row["value_before"],  # type: ignore[arg-type]
+        recompute=str(row["rule"]), update_frequency=str(row["frequency"]), domain=str(row["domain"]),
+        infobox=str(row["infobox"]), first_paragraph=str(row["first_paragraph"]))
+
+
+def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], frame: pl.DataFrame,
+                 ledger: StageWriter) -> list[WikipediaRecord]:
     """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label."""
-    units = {(p.page_id, p.unit.key): p.unit for p in pending}
-    given = domains.classify([(r.question, units[(r.page_id, r.infobox_key)]) for r in records])
-    counts["domains_by_llm"] = sum(d is not None for d in given)
-    counts["domains_by_rule"] = sum(d is None for d in given)
+    units = [_as_unit(row) for row in frame.iter_rows(named=True)]
+    given = domains.classify([(r.question, u) for r, u in zip(records, units, strict=True)])
+    ledger.count("domains_by_llm", sum(d is not None for d in given))
+    ledger.count("domains_by_rule", sum(d is None for d in given))
     return [r if d is None else r.model_copy(update={"domain": d}) for r, d in zip(records, given, strict=True)]
 
 
 def _evidence(history: PageHistory, wiki_url: str, rev_id: int) -> Evidence:
     return Evidence(url=f"{wiki_url}/w/index.php?oldid={rev_id}", title=history.title,
                     revision=str(rev_id), sha256=history.sha256.get(rev_id))
-
-
-def _id(page_id: int, key: str, rev_id: int, answer: str) -> str:
-    return record_id("wikipedia", str(page_id), key, str(rev_id), answer)
-
-
-def _reject(stage: str, reason: str, detail: str, item: dict[str, Any]) -> Rejected:
-    return Rejected(source="wikipedia", stage=stage, reason=str(reason), detail=detail,
-                    item=json.dumps(item, ensure_ascii=False, sort_keys=True))
-
-
-def _write(out: Path, source: Source, records: list[WikipediaRecord], rejects: list[Rejected], counts: Counter[str],
-           *, window: dict[str, Any], settings: dict[str, Any], timings: dict[str, float],
-           usage: dict[str, float]) -> dict[str, Any]:
-    out.mkdir(parents=True, exist_ok=True)
-    to_frame(records, WikipediaRecord).write_parquet(out / "questions.parquet")
-    rejected = to_frame(rejects, Rejected) if rejects else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rejected.write_parquet(out / "rejected.parquet")
-    inputs = ({"api": {"endpoint": source.endpoint}} if isinstance(source, ApiSettings)
-              else {"dump": {"path": str(source), "sha256": _sha256(Path(source))}})
-    manifest = {
-        "source": "wikipedia",
-        "inputs": inputs,
-        "window": window,
-        "as_of": window["end"],
-        "counts": {key: counts[key] for key in sorted(counts, key=_funnel_rank)},
-        "rejects": dict(sorted(Counter(r.reason for r in rejects).items())),
-        "timings": timings,
-        "generators": sorted({r.generator for r in records}),
-        "parser": PARSER,
-        "usage": usage,
-        "settings": settings,
-    }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    return manifest
-
-
-FUNNEL = ("pages_read", "pages_other_namespace", "pages_redirect", "pages_listed", "pages_incomplete",
-          "pages_unchanged_in_window", "pages_changed_in_window", "revisions_read", "revisions_in_window", "keys_changed",
-          "keys_superseded", "keys_not_chosen", "changes_chosen", "questions_written", "domains_by_llm",
-          "domains_by_rule", "questions")
-"""The manifest's counts in the order the stages run, so that the funnel reads top to bottom."""
-
-
-def _funnel_rank(key: str) -> tuple[int, str]:
-    return (FUNNEL.index(key) if key in FUNNEL else len(FUNNEL), key)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date
-from enum import StrEnum
 
+from timelyqa.reasons import Reason
 from timelyqa.wikipedia.answer import value_in
 
-GENERATOR = "template:wikipedia-infobox@v2"
+GENERATOR = "wikipedia_infobox_template_v2"
 """v2: questions for the common keys read as English ('Who is the mayor of X?'); v1 asked every key as
 'What is the {label} of X?'."""
 
@@ -72,11 +72,11 @@ _DATE = re.compile(rf"\b(?:1[0-9]{{3}}|20[0-9]{{2}})\b|\b\d{{1,2}}\s+{_MONTH}\b|
                    r"\b(?:today|yesterday|tomorrow|as of|this year|last year|this week)\b", re.IGNORECASE)
 
 
-class Reject(StrEnum):
-    ANSWER_NOT_REDERIVED = "answer_not_rederived"
-    SUBJECT_NOT_NAMED = "subject_not_named"
-    ANSWER_IN_QUESTION = "answer_in_question"
-    DATE_IN_QUESTION = "date_in_question"
+class Reject(Reason):
+    ANSWER_NOT_REDERIVED = "answer_not_rederived", "the changed value is not what the revision's infobox reads"
+    SUBJECT_NOT_NAMED = "subject_not_named", "the question does not name the page's subject"
+    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer"
+    DATE_IN_QUESTION = "date_in_question", "the question sets a date (the release states `as_of` beside it)"
 
 
 def label(key: str) -> str:

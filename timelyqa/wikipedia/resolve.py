@@ -7,7 +7,6 @@ DailyQA's answer script does, beside the answer the release stored at its `as_of
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,11 +15,13 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.errors import ConfigError, SourceContractError
-from timelyqa.record import REJECTED_SCHEMA, Rejected, to_frame
+from timelyqa.files import write_parquet
+from timelyqa.sources import get
+from timelyqa.stages import Dropped, Rejects
 from timelyqa.wikipedia.answer import Rule, answers_on
-from timelyqa.wikipedia.api import answer_at
+from timelyqa.wikipedia.api import PageUnavailable, answer_at
 from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import check_dump
+from timelyqa.wikipedia.dump import ReadReject, check_dump
 
 ANSWERS_SCHEMA = pl.Schema({
     "id": pl.String(), "question": pl.String(), "date": pl.Datetime("us", "UTC"), "answer": pl.String(),
@@ -33,7 +34,7 @@ answer and the moment it was true, and whether they differ."""
 @dataclass(frozen=True)
 class Answers:
     rows: pl.DataFrame
-    rejected: list[Rejected]
+    rejected: list[Dropped]
 
     def summary(self) -> str:
         answered = self.rows.filter(pl.col("answer").is_not_null()).height
@@ -90,23 +91,22 @@ def answer_questions(questions: pl.DataFrame, when: datetime, *, dump: Path | No
     return Answers(rows.select(list(ANSWERS_SCHEMA)).cast(dict(ANSWERS_SCHEMA)), rejected)
 
 
-def _answer_at(client: MediaWikiAPI, rule: Rule, when: datetime) -> tuple[str | None, Rejected | None]:
+def _answer_at(client: MediaWikiAPI, rule: Rule, when: datetime) -> tuple[str | None, Dropped | None]:
     """One answer; a page the API cannot give costs only its own question, kept aside with the reason."""
     try:
         return answer_at(client, rule, when), None
     except SourceContractError as exc:
-        reason = getattr(exc, "reason", "api_error")
-        return None, Rejected(source="wikipedia", stage="answer", reason=str(reason),
-                              detail=f"{client.settings.endpoint}: page {rule.page!r} at {when.isoformat()}: {exc}",
-                              item=json.dumps({"page": rule.page, "page_id": rule.page_id, "key": rule.key},
-                                              sort_keys=True))
+        reason = exc.reason if isinstance(exc, PageUnavailable) else ReadReject.API_ERROR
+        return None, Dropped({"page": rule.page, "page_id": rule.page_id, "key": rule.key}, reason,
+                             f"{client.settings.endpoint}: page {rule.page!r} at {when.isoformat()}: {exc}")
 
 
 def write_answers(answers: Answers, out: Path) -> None:
     """`out` (parquet) and, beside it, `{stem}.rejected.parquet` with what the dump could not give."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    answers.rows.write_parquet(out)
-    rejected = to_frame(answers.rejected, Rejected) if answers.rejected else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rejected.write_parquet(out.with_name(f"{out.stem}.rejected.parquet"))
+    write_parquet(answers.rows, out)
+    rejects = Rejects(get("wikipedia"))
+    rejects.extend(answers.rejected)
+    rejects.write(out.with_name(f"{out.stem}.rejected.parquet"))
 

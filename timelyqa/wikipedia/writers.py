@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol, get_args
 
 from timelyqa.llm import prompts
 from timelyqa.llm.check import Models, check_answers
-from timelyqa.llm.client import LLM, Prompt
+from timelyqa.llm.client import LLM, Prompt, ReplyFailure
 from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
 from timelyqa.llm.shapes import Domain as DomainName
+from timelyqa.reasons import Reason
 from timelyqa.record import Verification
 from timelyqa.wikipedia.questions import GENERATOR, descriptive, template_question, well_formed
 
@@ -29,6 +30,10 @@ CHECK_PROMPT = "dailyqa/rag_answerer"
 DOMAIN_PROMPT = "dailyqa/domain_classifier"
 _DOMAIN_VALUES = {name: name.lower().replace(" ", "_") for name in get_args(DomainName)}
 """The paper's domain names as labels.Domain values: 'Politics and Law' -> 'politics_and_law'."""
+WriterReject = Reason.derived(
+    "WriterReject", "writer_", ReplyFailure, "the writer model gave no question: {explanation}",
+    {"EMPTY_QUESTION": ("writer_empty_question", "the writer model's question is empty")})
+"""Why the writer gave no question."""
 CHECK_PREFIX = "TIMELYQA_CHECK_LLM_"
 """Where the checker model's settings come from; the writer's are `TIMELYQA_LLM_*`."""
 
@@ -51,12 +56,13 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class Written:
-    """A question and its verification; `reason` (snake_case) and `detail` say why it is refused, if it is.
+    """A question and its verification; `reason` and `detail` say why it is refused, if it is.
 
-    `question` is what was written, refused or not (None when the writer wrote nothing)."""
+    `question` is what was written, refused or not (None when the writer wrote nothing); `verification` is None
+    until the question is checked."""
 
     question: str | None
-    reason: str | None
+    reason: Reason | None
     detail: str
     generator: str
     verification: Verification | None
@@ -67,9 +73,13 @@ class Written:
 
 
 class Writer(Protocol):
+    """Writes a question for each unit, then checks the written ones: two steps, so each retries on its own."""
+
     generator: str
 
     def write(self, units: Sequence[Unit]) -> list[Written]: ...
+
+    def check(self, units: Sequence[Unit], written: Sequence[Written]) -> list[Written]: ...
 
     @property
     def llms(self) -> tuple[LLM, ...]: ...
@@ -83,9 +93,13 @@ class TemplateWriter:
     llms: tuple[LLM, ...] = ()
 
     def write(self, units: Sequence[Unit]) -> list[Written]:
-        return [_form(u, template_question(u.title, u.key), self.generator,
-                      Verification(method="infobox_rederive", query=u.rule, endpoint=u.where, result_count=1,
-                                   passed=True)) for u in units]
+        return [_form(u, template_question(u.title, u.key), self.generator) for u in units]
+
+    def check(self, units: Sequence[Unit], written: Sequence[Written]) -> list[Written]:
+        """The answer was re-derived from the revision before any question was written: that is the check."""
+        return [replace(w, verification=Verification(method="infobox_rederive", query=u.rule, endpoint=u.where,
+                                                     result_count=1, passed=True)) if w.kept else w
+                for u, w in zip(units, written, strict=True)]
 
 
 class LLMWriter:
@@ -100,31 +114,31 @@ class LLMWriter:
 
     def write(self, units: Sequence[Unit]) -> list[Written]:
         replies = self.models.writer.ask_all(self.writer_prompt, [_writer_values(u) for u in units])
-        out: list[Written | None] = []
-        asked: list[tuple[int, Unit, str]] = []
+        out: list[Written] = []
         for unit, reply in zip(units, replies, strict=True):
             query = getattr(reply.value, "query", None)
             if not reply.ok or not isinstance(query, str) or not query.strip():
-                reason = f"writer_{reply.reason}" if reply.reason else "writer_empty_question"
+                reason = WriterReject(f"writer_{reply.reason}") if reply.reason else WriterReject.EMPTY_QUESTION
                 out.append(Written(None, reason, f"the writer gave no question: {reply.detail or 'an empty one'}",
                                    self.generator, None))
-                continue
-            formed = _form(unit, " ".join(query.split()), self.generator, None)
-            if not formed.kept:
-                out.append(formed)
             else:
-                out.append(None)
-                asked.append((len(out) - 1, unit, formed.question or ""))
+                out.append(_form(unit, " ".join(query.split()), self.generator))
+        return out
+
+    def check(self, units: Sequence[Unit], written: Sequence[Written]) -> list[Written]:
+        """DailyQA's correctness check: the checker answers each kept question from the page."""
+        asked = [(at, u, w) for at, (u, w) in enumerate(zip(units, written, strict=True)) if w.kept]
         checks = check_answers(self.models, self.check_prompt,
-                               [{"reference": reference(u), "query": q} for _, u, q in asked],
+                               [{"reference": reference(u), "query": w.question or ""} for _, u, w in asked],
                                [u.value for _, u, _ in asked])
-        for (at, _, question), check in zip(asked, checks, strict=True):
-            verification = Verification(method=check.method, query=f"{check.prompt_id}: {question}",
+        out = list(written)
+        for (at, _, w), check in zip(asked, checks, strict=True):
+            verification = Verification(method=check.method, query=f"{check.prompt_id}: {w.question}",
                                         endpoint=f"llm:{check.model}", result_count=int(check.answer is not None),
                                         passed=check.passed)
             detail = f"the checker gave no answer: {check.detail}" if check.answer is None else check.detail
-            out[at] = Written(question, check.reason, detail, self.generator, verification)
-        return [w for w in out if w is not None]
+            out[at] = replace(w, reason=check.reason, detail=detail, verification=verification)
+        return out
 
     @property
     def llms(self) -> tuple[LLM, ...]:
@@ -191,10 +205,10 @@ def _writer_values(unit: Unit) -> dict[str, str]:
             "url": unit.url, "first_paragraph": unit.first_paragraph}
 
 
-def _form(unit: Unit, question: str, generator: str, verification: Verification | None) -> Written:
+def _form(unit: Unit, question: str, generator: str) -> Written:
     """The rule checks on a question's text: it names the subject, gives nothing away, holds no date."""
     failed = descriptive(question, unit.title, unit.infobox) or well_formed(question, unit.value, unit.title,
                                                                            unit.infobox)
     if failed:
-        return Written(question, failed.value, f"{question!r} -> {unit.value!r} ({failed.value})", generator, None)
-    return Written(question, None, "", generator, verification)
+        return Written(question, failed, f"{question!r} -> {unit.value!r} ({failed.value})", generator, None)
+    return Written(question, None, "", generator, None)

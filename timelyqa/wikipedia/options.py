@@ -1,0 +1,85 @@
+"""What a Wikipedia run is told: where the pages come from and its settings, parsed one way for the CLI and the flow."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from timelyqa.errors import ConfigError
+from timelyqa.wikipedia.apiclient import ApiSettings
+from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
+
+Source = Path | ApiSettings
+"""A MediaWiki XML export or dump with revision history, or the Action API of a live wiki."""
+
+
+class Settings(BaseModel):
+    """What shapes a run's output besides its pages; recorded in the manifest."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    start: datetime
+    end: datetime
+    """Questions are about values changed in (start, end]; answers are as of `end`."""
+    seed: int = 0
+    cap_per_domain: int = Field(default=DOMAIN_CAP, ge=1, description="most questions per domain")
+    horizon_days: int = Field(default=HORIZON.days, ge=0, description="days after the end watched for changes")
+    generator: Literal["template", "llm"] = "template"
+    llm_domains: bool = False
+
+    @model_validator(mode="after")
+    def _window(self) -> Settings:
+        if self.start.tzinfo is None or self.end.tzinfo is None:
+            raise ValueError(f"window {self.start} .. {self.end}: give both ends with a time zone (revisions are "
+                             "in UTC)")
+        if not self.start < self.end:
+            raise ValueError(f"window {self.start.isoformat()} .. {self.end.isoformat()}: the start must come before "
+                             "the end")
+        return self
+
+    @classmethod
+    def of(cls, **values: object) -> Settings:
+        """Settings from loose values (a flow's parameters); a wrong one is a ConfigError naming it, in one line."""
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            message = first["msg"].removeprefix("Value error, ")
+            raise ConfigError(f"setting {where} {values.get(where)!r}: {message}" if where else message) from None
+
+    @property
+    def horizon(self) -> timedelta:
+        return timedelta(days=self.horizon_days)
+
+
+def source_of(dump: str | Path | None, api: str | None, user_agent: str | None = None) -> Source:
+    """The pages' source from the two ways to name one: a dump file or an API URL, exactly one of them."""
+    if (dump is None) == (api is None):
+        raise ConfigError("give one of --dump FILE or --api URL (a MediaWiki XML export, or a wiki's api.php)")
+    if dump is not None:
+        return Path(dump)
+    return ApiSettings.from_env(endpoint=api, user_agent=user_agent)
+
+
+def parse_moment(text: str, option: str, *, end_of_day: bool = False) -> datetime:
+    """'2026-11-16' (midnight UTC, or the day's last second with `end_of_day`) or an ISO time; UTC when no zone."""
+    try:
+        if len(text) == 10:
+            day = datetime.fromisoformat(text).replace(tzinfo=UTC)
+            return day + timedelta(days=1, seconds=-1) if end_of_day else day
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ConfigError(f"{option} {text!r} is not a date (YYYY-MM-DD) or an ISO time") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def window(start: str | None, end: str | None, *, days: int = 7, now: datetime | None = None
+           ) -> tuple[datetime, datetime]:
+    """The window from its two ends as given; a missing end is the last midnight UTC, a missing start `days` before."""
+    today = (now or datetime.now(UTC)).astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    stop = parse_moment(end, "--end") if end else today
+    return (parse_moment(start, "--start") if start else stop - timedelta(days=days)), stop
