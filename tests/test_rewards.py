@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -73,8 +74,18 @@ def test_trl_reward_gives_the_documented_score_for_text_and_chat_completions(
     chat = [{"role": "assistant", "content": completion}]
     got = answer_reward(prompts=[[{"role": "user", "content": "q"}]] * 2, completions=[completion, chat],
                         completion_ids=[[1], [1]], answer=[golds[0]] * 2, answer_aliases=[golds[1:]] * 2,
-                        id=["a", "a"], as_of=["2026-11-10T10:00:00+00:00"] * 2, trainer_state=None)
+                        id=["a", "a"], as_of=["2026-11-10T10:00:00+00:00"] * 2, trainer_state=None,
+                        log_extra=lambda *a: None, log_metric=lambda *a: None)
     assert got == [score, score]
+
+
+@pytest.mark.parametrize("score", [compute_score, compute_score_f1])
+def test_verl_scorers_take_the_keywords_verls_reward_manager_adds(score: Any) -> None:
+    """verl adds reward_router_address and reward_model_tokenizer when a reward model is on, and any reward_kwargs."""
+    got = score(data_source="timelyqa/wikidata", solution_str="<answer>Ravi Menon</answer>",
+                ground_truth={"target": ["Ravi Menon"]}, extra_info={"index": 0},
+                reward_router_address="127.0.0.1:30000", reward_model_tokenizer=None, format_penalty=0.1)
+    assert got == 1.0
 
 
 @pytest.mark.parametrize(("completion", "golds", "f1"), [

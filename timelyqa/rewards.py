@@ -217,14 +217,18 @@ def ground_truth_answers(ground_truth: Any) -> list[str]:
     return [str(a) for a in ground_truth or [] if a is not None]
 
 
-def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None
-                  ) -> float:
+# verl's reward managers pass reward_router_address and reward_model_tokenizer when a reward model is on, and
+# every entry of reward_kwargs: the scorers take **kwargs and ignore them, or verl fails on the first batch.
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
+                  **kwargs: Any) -> float:
     """verl's custom reward function: exact match (1.0 or 0.0) of the completion's final answer."""
     return exact_match(extract_answer(solution_str), ground_truth_answers(ground_truth))
 
 
 def compute_score_f1(data_source: str, solution_str: str, ground_truth: Any,
-                     extra_info: dict[str, Any] | None = None) -> float:
+                     extra_info: dict[str, Any] | None = None, **kwargs: Any) -> float:
     """verl's custom reward function, graded: token F1 of the completion's final answer."""
     return token_f1(extract_answer(solution_str), ground_truth_answers(ground_truth))
 
