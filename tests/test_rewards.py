@@ -35,6 +35,21 @@ CASES = [
     ("another unit", "<answer>1.85 km</answer>", ["1.85 metre"], 0.0),
     ("a word after a unitless number", "<answer>163,900 people</answer>", ["163,900"], 0.0),
     ("percent sign", "<answer>12%</answer>", ["12 percent"], 1.0),
+    ("thousands in spaces", "<answer>1 219 530</answer>", ["1,219,530"], 1.0),
+    ("thousands in narrow no-break spaces", "<answer>1\u202f219\u202f530</answer>", ["1,219,530"], 1.0),
+    ("gold in no-break spaces", "<answer>1219530</answer>", ["1\u00a0219\u00a0530"], 1.0),
+    ("thousands in spaces, with a unit", "<answer>8 848 metres</answer>", ["8,848 metre"], 1.0),
+    ("thousands in spaces, another number", "<answer>1 219 531</answer>", ["1,219,530"], 0.0),
+    ("digits after a space not in threes", "<answer>1 5</answer>", ["15"], 0.0),
+    ("commas and spaces mixed", "<answer>1,219 530</answer>", ["1219530"], 0.0),
+    ("a number word", "<answer>ten</answer>", ["10"], 1.0),
+    ("a number word, capital and full stop", "<answer>Ten.</answer>", ["10"], 1.0),
+    ("a number word as the gold", "<answer>0</answer>", ["zero"], 1.0),
+    ("a compound number word", "<answer>twenty-one</answer>", ["21"], 1.0),
+    ("a number word, another number", "<answer>ten</answer>", ["11"], 0.0),
+    ("a number word in a phrase", "<answer>one of them</answer>", ["1"], 0.0),
+    ("a number word opening a name", "<answer>Ten Downing Street</answer>", ["10 Downing Street"], 0.0),
+    ("scale words are not read", "<answer>one hundred</answer>", ["100"], 0.0),
     ("date, day month year", "<answer>5 February 1990</answer>", ["5 February 1990"], 1.0),
     ("date, ISO", "<answer>1990-02-05</answer>", ["5 February 1990"], 1.0),
     ("date, month day, year", "<answer>February 5, 1990</answer>", ["5 February 1990"], 1.0),
@@ -92,6 +107,8 @@ def test_verl_scorers_take_the_keywords_verls_reward_manager_adds(score: Any) ->
     ("<answer>Ravi Menon</answer>", ["Ravi Menon"], 1.0),
     ("<answer>Ravi</answer>", ["Ravi Menon"], 2 / 3),  # precision 1, recall 1/2
     ("<answer>163900.0</answer>", ["163,900"], 1.0),  # equal by value
+    ("<answer>1 219 530</answer>", ["1,219,530"], 1.0),  # equal by value, not three tokens against one
+    ("<answer>ten</answer>", ["10"], 1.0),
     ("<answer>February 1990</answer>", ["5 February 1990"], 0.8),  # coarser date: tokens only
     ("<answer>The CEO is Ravi Menon.</answer>", ["Ravi Menon"], 2 / 3),  # 2 of 4 tokens, both gold tokens
     (RAMBLING, ["Ravi Menon"], 2 * (2 / 44) / (1 + 2 / 44)),  # both gold tokens among 44: about 0.087
