@@ -139,7 +139,7 @@ def test_trl_reward_reads_aliases_given_as_arrays() -> None:
 
 
 def test_verl_can_load_the_reward_file_by_path_without_timelyqa(tmp_path: Path) -> None:
-    """verl imports `custom_reward_function.path` as a lone file; it must need nothing but the standard library."""
+    """verl imports `reward.custom_reward_function.path` as a lone file; it must need nothing but the standard library."""
     script = (
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('custom_module', {rewards.__file__!r})\n"

@@ -29,7 +29,7 @@ The rules, in the order a completion meets them:
 - Every score is the best over the answer and its aliases.
 
 Only the standard library is used, on purpose: verl loads a custom reward function from a file path
-(`custom_reward_function.path`), so this file must work copied alone into a trainer's environment.
+(`reward.custom_reward_function.path`), so this file must work copied alone into a trainer's environment.
 """
 
 from __future__ import annotations
