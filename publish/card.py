@@ -192,10 +192,14 @@ def _training_section() -> list[str]:
         "`answer_aliases`. The rewards in `timelyqa.rewards` (standard library only) score exact match of the "
         "last `<answer>` after SQuAD normalisation against the answer and every alias, numbers and dates by "
         "value; an empty answer scores 0; `compute_score_f1` and `answer_f1_reward` give token F1.", "",
-        "```python", "# verl: custom_reward_function.path=<timelyqa/rewards.py> custom_reward_function.name=compute_score",
-        "from timelyqa.rewards import compute_score, answer_reward",
-        'compute_score("timelyqa/wikidata", "<answer>163,900</answer>", {"target": ["163,900", "163900"]})  # 1.0',
-        "# TRL: GRPOTrainer(model=..., reward_funcs=answer_reward, train_dataset=load_dataset(\"parquet\", ...))",
+        "```python", "from datasets import load_dataset",
+        "from timelyqa.rewards import answer_reward, compute_score", "",
+        "# verl: data.train_files=DIR/train.parquet reward.custom_reward_function.path=path/to/timelyqa/rewards.py "
+        "reward.custom_reward_function.name=compute_score",
+        'compute_score("timelyqa/wikidata", "<answer>163,900</answer>", {"target": ["163,900", "163900"]})  # 1.0', "",
+        '# TRL: split="train" gives the Dataset GRPOTrainer takes; without it load_dataset returns a DatasetDict',
+        'train = load_dataset("parquet", data_files="DIR/train.parquet", split="train")',
+        "# GRPOTrainer(model=..., reward_funcs=answer_reward, train_dataset=train)",
         'answer_reward(["<answer>Tomasz Wielki</answer>"], answer=["Tomasz Wielki"], answer_aliases=[[]])  # [1.0]',
         "```", "",
     ]

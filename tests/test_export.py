@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
+import re
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,7 @@ def load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         monkeypatch.setenv(name, "1")
         monkeypatch.setattr(datasets.config, name, True)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf-cache")  # for code given no cache_dir
     return lambda path: datasets.load_dataset("parquet", data_files=str(path), split="train",
                                               cache_dir=str(tmp_path / "hf-cache"))
 
@@ -172,3 +175,23 @@ def test_a_missing_split_or_config_is_refused_naming_the_folder(release: Path, t
 def test_a_missing_release_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=f"^{tmp_path / 'nowhere'}: no such release folder$"):
         export_verl(tmp_path / "nowhere", tmp_path / "out")
+
+
+@pytest.mark.usefixtures("load")  # offline, and a datasets cache of this test's own
+def test_the_cards_training_snippet_runs_on_an_export(release: Path, tmp_path: Path) -> None:
+    """The card's code, run as a user would with DIR their export folder, gives TRL a Dataset and the stated scores."""
+    card = (release / "README.md").read_text()
+    code = card.split("## Training with RLVR", 1)[1].split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert "reward.custom_reward_function.path=" in code and "reward.custom_reward_function.name=compute_score" in code
+    assert not re.search(r"(?<![\w.])custom_reward_function\.", card), "verl's legacy top-level keys"
+    out = tmp_path / "trl"
+    export_trl(release, out)
+    namespace: dict[str, Any] = {}
+    exec(code.replace("DIR", str(out)), namespace)  # noqa: S102 - the card's own example
+    train = namespace["train"]
+    assert isinstance(train, datasets.Dataset)  # GRPOTrainer refuses a DatasetDict
+    assert train.num_rows == len(TRAIN) + len(NEWS) and train.column_names[0] == "prompt"
+    stated = [re.fullmatch(r"(.+?)  # (\[?[\d.]+\]?)", line) for line in code.splitlines()]
+    assert sum(1 for m in stated if m) == 2
+    for m in filter(None, stated):
+        assert eval(m[1], namespace) == ast.literal_eval(m[2]), m[0]  # noqa: S307 - the card's own example

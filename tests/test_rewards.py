@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,6 +35,21 @@ CASES = [
     ("another unit", "<answer>1.85 km</answer>", ["1.85 metre"], 0.0),
     ("a word after a unitless number", "<answer>163,900 people</answer>", ["163,900"], 0.0),
     ("percent sign", "<answer>12%</answer>", ["12 percent"], 1.0),
+    ("thousands in spaces", "<answer>1 219 530</answer>", ["1,219,530"], 1.0),
+    ("thousands in narrow no-break spaces", "<answer>1\u202f219\u202f530</answer>", ["1,219,530"], 1.0),
+    ("gold in no-break spaces", "<answer>1219530</answer>", ["1\u00a0219\u00a0530"], 1.0),
+    ("thousands in spaces, with a unit", "<answer>8 848 metres</answer>", ["8,848 metre"], 1.0),
+    ("thousands in spaces, another number", "<answer>1 219 531</answer>", ["1,219,530"], 0.0),
+    ("digits after a space not in threes", "<answer>1 5</answer>", ["15"], 0.0),
+    ("commas and spaces mixed", "<answer>1,219 530</answer>", ["1219530"], 0.0),
+    ("a number word", "<answer>ten</answer>", ["10"], 1.0),
+    ("a number word, capital and full stop", "<answer>Ten.</answer>", ["10"], 1.0),
+    ("a number word as the gold", "<answer>0</answer>", ["zero"], 1.0),
+    ("a compound number word", "<answer>twenty-one</answer>", ["21"], 1.0),
+    ("a number word, another number", "<answer>ten</answer>", ["11"], 0.0),
+    ("a number word in a phrase", "<answer>one of them</answer>", ["1"], 0.0),
+    ("a number word opening a name", "<answer>Ten Downing Street</answer>", ["10 Downing Street"], 0.0),
+    ("scale words are not read", "<answer>one hundred</answer>", ["100"], 0.0),
     ("date, day month year", "<answer>5 February 1990</answer>", ["5 February 1990"], 1.0),
     ("date, ISO", "<answer>1990-02-05</answer>", ["5 February 1990"], 1.0),
     ("date, month day, year", "<answer>February 5, 1990</answer>", ["5 February 1990"], 1.0),
@@ -73,14 +89,26 @@ def test_trl_reward_gives_the_documented_score_for_text_and_chat_completions(
     chat = [{"role": "assistant", "content": completion}]
     got = answer_reward(prompts=[[{"role": "user", "content": "q"}]] * 2, completions=[completion, chat],
                         completion_ids=[[1], [1]], answer=[golds[0]] * 2, answer_aliases=[golds[1:]] * 2,
-                        id=["a", "a"], as_of=["2026-11-10T10:00:00+00:00"] * 2, trainer_state=None)
+                        id=["a", "a"], as_of=["2026-11-10T10:00:00+00:00"] * 2, trainer_state=None,
+                        log_extra=lambda *a: None, log_metric=lambda *a: None)
     assert got == [score, score]
+
+
+@pytest.mark.parametrize("score", [compute_score, compute_score_f1])
+def test_verl_scorers_take_the_keywords_verls_reward_manager_adds(score: Any) -> None:
+    """verl adds reward_router_address and reward_model_tokenizer when a reward model is on, and any reward_kwargs."""
+    got = score(data_source="timelyqa/wikidata", solution_str="<answer>Ravi Menon</answer>",
+                ground_truth={"target": ["Ravi Menon"]}, extra_info={"index": 0},
+                reward_router_address="127.0.0.1:30000", reward_model_tokenizer=None, format_penalty=0.1)
+    assert got == 1.0
 
 
 @pytest.mark.parametrize(("completion", "golds", "f1"), [
     ("<answer>Ravi Menon</answer>", ["Ravi Menon"], 1.0),
     ("<answer>Ravi</answer>", ["Ravi Menon"], 2 / 3),  # precision 1, recall 1/2
     ("<answer>163900.0</answer>", ["163,900"], 1.0),  # equal by value
+    ("<answer>1 219 530</answer>", ["1,219,530"], 1.0),  # equal by value, not three tokens against one
+    ("<answer>ten</answer>", ["10"], 1.0),
     ("<answer>February 1990</answer>", ["5 February 1990"], 0.8),  # coarser date: tokens only
     ("<answer>The CEO is Ravi Menon.</answer>", ["Ravi Menon"], 2 / 3),  # 2 of 4 tokens, both gold tokens
     (RAMBLING, ["Ravi Menon"], 2 * (2 / 44) / (1 + 2 / 44)),  # both gold tokens among 44: about 0.087
@@ -111,7 +139,7 @@ def test_trl_reward_reads_aliases_given_as_arrays() -> None:
 
 
 def test_verl_can_load_the_reward_file_by_path_without_timelyqa(tmp_path: Path) -> None:
-    """verl imports `custom_reward_function.path` as a lone file; it must need nothing but the standard library."""
+    """verl imports `reward.custom_reward_function.path` as a lone file; it must need nothing but the standard library."""
     script = (
         "import importlib.util, sys\n"
         f"spec = importlib.util.spec_from_file_location('custom_module', {rewards.__file__!r})\n"

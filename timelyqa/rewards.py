@@ -14,6 +14,13 @@ The rules, in the order a completion meets them:
   "1.85" earns "1.85 metre" only when the row lists the bare number as an alias, as Wikidata rows do for
   every quantity. So "2026" never earns "2026 FIFA World Cup", and a word appended to a number
   ("163,900 people", "163,900 or more") fails unless the gold has it.
+- Thousands may be grouped by commas or by spaces, no-break and narrow no-break spaces too ("1 219 530" ==
+  "1,219,530"), with one separator throughout and groups of three: "1 5" and "1,219 530" are not numbers.
+- A whole answer from "zero" to "ninety-nine" in words is that number ("ten" == "10", "twenty-one" ==
+  "21"); so a gold that is such a word alone ("One", a song) also accepts the digits. A number word in a
+  longer answer stays text, so names keep their words: "one of them" != "1", "Ten Downing Street" !=
+  "10 Downing Street". Scale words are not read ("one hundred" != "100"): their combinations ("a hundred",
+  "two hundred thousand") are where misreadings start.
 - Dates are compared by value: "5 February 1990" == "1990-02-05" == "February 5, 1990" (also
   "the 5th of Feb. 1990", an ISO timestamp, a leading "on"/"in"). A prediction must be at least as precise
   as the gold and agree on every field the gold has: gold "February 1990" is matched by "1990-02" and by
@@ -22,7 +29,7 @@ The rules, in the order a completion meets them:
 - Every score is the best over the answer and its aliases.
 
 Only the standard library is used, on purpose: verl loads a custom reward function from a file path
-(`custom_reward_function.path`), so this file must work copied alone into a trainer's environment.
+(`reward.custom_reward_function.path`), so this file must work copied alone into a trainer's environment.
 """
 
 from __future__ import annotations
@@ -88,8 +95,16 @@ def _token_f1(prediction: str, gold: str) -> float:
 
 # ---------------------------------------------------------------- numbers by value
 
+# Thousands separated by one separator, used throughout: "1,219 530" reads as a number followed by digits, not
+# a number. No-break, narrow no-break and thin spaces are plain spaces here: parse_number applies NFKC first.
 _NUMBER = re.compile(
-    r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?:[,\u00a0\u202f]\d{3})+|\d*)(?P<frac>\.\d+)?\.?\s*(?P<unit>.*)$")
+    r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*|\d*)(?P<frac>\.\d+)?\.?\s*(?P<unit>.*)$")
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+         "seventeen eighteen nineteen").split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_NUMBER_WORDS = {word: n for n, word in enumerate(_ONES)} | {
+    f"{tens} {one}".strip(): 20 + 10 * t + n
+    for t, tens in enumerate(_TENS) for n, one in enumerate(["", *_ONES[1:10]])}
 _UNIT_SPELLINGS = {"meter": "metre", "kilometer": "kilometre", "centimeter": "centimetre",
                    "millimeter": "millimetre", "liter": "litre", "%": "percent", "per cent": "percent"}
 
@@ -104,12 +119,15 @@ def _unit(text: str) -> str:
 
 
 def parse_number(text: str) -> tuple[Decimal, str] | None:
-    """(value, normalised unit) of "163,900", "1.85 metres", "-3.5", "12%"; None when the text is not a number."""
+    """(value, normalised unit) of "163,900", "1 219 530", "1.85 metres", "-3.5", "12%", "ten"; else None."""
     text = unicodedata.normalize("NFKC", text).strip(_WRAPPING).replace("\u2212", "-")
+    word = _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", text.lower().rstrip("."))))
+    if word is not None:  # only the whole answer: a number word opening a name stays text
+        return Decimal(word), ""
     match = _NUMBER.match(text)
     if match is None or not (match["int"] or match["frac"]):
         return None
-    digits = re.sub(r"[,\u00a0\u202f]", "", match["int"]) or "0"
+    digits = re.sub(r"[, ]", "", match["int"]) or "0"
     try:
         value = Decimal(f"{match['sign']}{digits}{match['frac'] or ''}")
     except InvalidOperation:
@@ -217,14 +235,18 @@ def ground_truth_answers(ground_truth: Any) -> list[str]:
     return [str(a) for a in ground_truth or [] if a is not None]
 
 
-def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None
-                  ) -> float:
+# verl's reward managers pass reward_router_address and reward_model_tokenizer when a reward model is on, and
+# every entry of reward_kwargs: the scorers take **kwargs and ignore them, or verl fails on the first batch.
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
+                  **kwargs: Any) -> float:
     """verl's custom reward function: exact match (1.0 or 0.0) of the completion's final answer."""
     return exact_match(extract_answer(solution_str), ground_truth_answers(ground_truth))
 
 
 def compute_score_f1(data_source: str, solution_str: str, ground_truth: Any,
-                     extra_info: dict[str, Any] | None = None) -> float:
+                     extra_info: dict[str, Any] | None = None, **kwargs: Any) -> float:
     """verl's custom reward function, graded: token F1 of the completion's final answer."""
     return token_f1(extract_answer(solution_str), ground_truth_answers(ground_truth))
 
