@@ -8,6 +8,7 @@ read HF_ENDPOINT when imported, with a new HF_HOME and cache per tag so no cache
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import json
 import logging
@@ -15,8 +16,9 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +288,25 @@ def test_transient_failures_are_retried_and_others_are_not(hub: HubServer, relea
     with pytest.raises(ConfigError, match="read-only"):
         publish(hub, first, token=READ_TOKEN)
     assert len(hub.calls("refs")) == refs_seen  # refused once, not retried
+
+
+def test_a_retry_after_given_as_an_http_date_is_honoured(hub: HubServer, releases: tuple[Path, Path]) -> None:
+    """RFC 9110 lets a server say when to come back as a date as well as in seconds."""
+    first, _ = releases
+
+    def two_seconds_ahead() -> str:  # an HTTP date has whole seconds: this one is 1 to 2 s away
+        return email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+
+    hub.fail_next("refs", 429, retry_after=two_seconds_ahead())
+    with pytest.raises(TransientSourceError, match="HTTP 429") as caught:
+        publish(hub, first, attempts=1)
+    assert caught.value.retry_after is not None and 0.5 < caught.value.retry_after <= 2.0
+
+    hub.fail_next("refs", 503, retry_after=two_seconds_ahead())
+    started = time.monotonic()
+    result = publish(hub, first)  # FAST: no backoff of its own, so any wait is the server's
+    assert time.monotonic() - started >= 0.5
+    assert [s.status for s in hub.calls("refs")][-2:] == [503, 200] and result.tag == V1
 
 
 def test_a_wrong_token_fails_with_one_line_that_does_not_hold_it(
