@@ -187,12 +187,14 @@ def _write_questions(writer: Writer, pending: list[_Pending], as_of: datetime, c
 
 def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], pending: list[_Pending],
                  counts: Counter[str]) -> list[WikipediaRecord]:
-    """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label."""
+    """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label, and
+    is counted by its reason (`domains_by_rule.wrong_shape`)."""
     units = {(p.page_id, p.unit.key): p.unit for p in pending}
     given = domains.classify([(r.question, units[(r.page_id, r.infobox_key)]) for r in records])
-    counts["domains_by_llm"] = sum(d is not None for d in given)
-    counts["domains_by_rule"] = sum(d is None for d in given)
-    return [r if d is None else r.model_copy(update={"domain": d}) for r, d in zip(records, given, strict=True)]
+    counts["domains_by_llm"] = sum(d is not None for d, _ in given)
+    counts["domains_by_rule"] = sum(d is None for d, _ in given)
+    counts.update(f"domains_by_rule.{reason}" for d, reason in given if d is None)
+    return [r if d is None else r.model_copy(update={"domain": d}) for r, (d, _) in zip(records, given, strict=True)]
 
 
 def _evidence(history: PageHistory, wiki_url: str, rev_id: int) -> Evidence:
@@ -243,7 +245,8 @@ FUNNEL = ("pages_read", "pages_other_namespace", "pages_redirect", "pages_listed
 
 
 def _funnel_rank(key: str) -> tuple[int, str]:
-    return (FUNNEL.index(key) if key in FUNNEL else len(FUNNEL), key)
+    stage = key.split(".", 1)[0]  # `domains_by_rule.wrong_shape` sits right under `domains_by_rule`
+    return (FUNNEL.index(stage) if stage in FUNNEL else len(FUNNEL), key)
 
 
 def _sha256(path: Path) -> str:
