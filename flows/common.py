@@ -1,4 +1,4 @@
-"""What every flow shares: the retry rule for transient source failures and the funnel artifacts."""
+"""What every flow shares: the retry rule for transient source failures, Secret blocks and the funnel artifacts."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from typing import Any
 
 from prefect import Task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.blocks.system import Secret
 from prefect.client.schemas.objects import State, TaskRun
 
-from timelyqa.errors import is_transient
+from timelyqa.errors import ConfigError, is_transient
 
 
 def exception_of(state: State) -> BaseException | None:
@@ -35,6 +36,17 @@ RETRY_TRANSIENT: dict[str, Any] = {
     "retry_condition_fn": only_transient,
 }
 """Task options for a stage that touches a source: three retries with backoff, transient failures only."""
+
+
+def secret(block: str | None) -> str | None:
+    """The value of the Prefect Secret block `block`, or None when no block is named; a block named but not
+    there is a setting that is wrong, never taken for "no secret"."""
+    if not block:
+        return None
+    try:
+        return str(Secret.load(block).get())
+    except ValueError as exc:  # what Block.load raises when no block has that name
+        raise ConfigError(f"no Prefect Secret block named {block!r}: create it, or name another") from exc
 
 
 def funnel_order(counts: Mapping[str, int], stages: tuple[str, ...]) -> dict[str, int]:

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.blocks.system import Secret
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel
+from flows.common import RETRY_TRANSIENT, funnel_order, publish_funnel, secret
 from timelyqa.errors import ConfigError
 from timelyqa.wikipedia import pipeline, writers
 from timelyqa.wikipedia.apiclient import ApiSettings
@@ -31,16 +30,6 @@ def window_of(start: str | None, end: str | None, days: int) -> tuple[datetime, 
 
     stop = moment(end, "end") if end else datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     return (moment(start, "start") if start else stop - timedelta(days=days)), stop
-
-
-def secret(block: str | None) -> str | None:
-    """The value of a Prefect Secret block, or None when no block is named."""
-    if not block:
-        return None
-    try:
-        return str(Secret.load(block).get())
-    except ValueError as exc:
-        raise ConfigError(f"no Prefect Secret block named {block!r}") from exc
 
 
 @task

@@ -192,6 +192,23 @@ def test_source_stages_carry_the_retry_policy_and_the_input_check_does_not() -> 
         assert stage.retries == 0
 
 
+# A Secret block the run names must exist, whichever flow names it -------------------------------------------
+
+def test_a_secret_block_that_does_not_exist_is_named_not_taken_for_no_token(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.hub import hub_token, publish_flow
+
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    state = publish_flow(release=str(tmp_path / "release"), repo="timelyqa/timelyqa", secret_block="no-such-block",
+                         return_state=True)
+    assert state.is_failed() and "no Hub token" not in (state.message or "")
+    with pytest.raises(ConfigError, match="no Prefect Secret block named 'no-such-block'"):
+        state.result()
+    assert hub_token(None) is None  # no block named: no token
+    monkeypatch.setenv("HF_TOKEN", "hf_FromTheEnvironment")
+    assert hub_token("no-such-block") == "hf_FromTheEnvironment"  # the environment's token wins, as documented
+
+
 # The Wikipedia flow, and its output joining a release ------------------------------------------------------
 
 @pytest.fixture(scope="module")

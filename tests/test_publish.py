@@ -415,7 +415,7 @@ def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(
     assert publish_to_hub.retries == 3 and publish_to_hub.retry_condition_fn is only_transient
     missing = publish_flow(release=str(first), repo=REPO, secret_block="no-such-block", endpoint=hub.url,
                            return_state=True)
-    assert missing.is_failed() and "create the Prefect Secret block 'no-such-block'" in (missing.message or "")
+    assert missing.is_failed() and "no Prefect Secret block named 'no-such-block'" in (missing.message or "")
     assert hub.seen == []
 
     Secret(value=TOKEN).save("hf-token-test", overwrite=True)
