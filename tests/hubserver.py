@@ -138,7 +138,9 @@ class HubServer:
 
     # -- life cycle ---------------------------------------------------------------------------------
     def start(self) -> HubServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="hubserver", daemon=True)
+        # a short poll keeps shutdown quick: serve_forever checks for it only between polls (0.5 s by default)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="hubserver", daemon=True)
         self._thread.start()
         return self
 

@@ -18,7 +18,6 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import Completed, State, exception_to_failed_state
-from prefect.testing.utilities import prefect_test_harness
 
 from flows.common import RETRY_TRANSIENT, exception_of, only_transient
 from flows.release import release_flow
@@ -30,12 +29,14 @@ from timelyqa.errors import ConfigError, SourceContractError, TransientSourceErr
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 BEFORE, AFTER = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # every test here runs against a real Prefect server
 
 
 @pytest.fixture(scope="session", autouse=True)
 def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """One throwaway Prefect server and database for the session; nothing is written under ~/.prefect."""
+    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
+
     home = tmp_path_factory.mktemp("prefect-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DO_NOT_TRACK", "1")

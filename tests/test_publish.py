@@ -181,6 +181,7 @@ def load_tag(hub: HubServer, tag: str, release: Path, work: Path,
 
 # -- the tests ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_releases_each_load_their_own_rows_at_their_tag(hub: HubServer, releases: tuple[Path, Path],
                                                             tmp_path: Path) -> None:
@@ -436,6 +437,7 @@ def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(
     assert TOKEN not in shown + json.dumps(run.model_dump(mode="json"))  # ...and the token is not
 
 
+@pytest.mark.slow
 def test_every_config_and_split_of_the_demo_release_loads_at_its_tag(hub: HubServer, tmp_path: Path) -> None:
     """The release `make demo` writes, published and read back whole through HF_ENDPOINT at its tag."""
     cli = Path(sys.executable).with_name("timelyqa")
