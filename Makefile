@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model demo test bench clean
+.PHONY: setup setup-test model demo test check bench clean
 
 setup: $(VENV)/.synced
 
@@ -45,6 +45,11 @@ model: setup-test
 
 test: setup-test model
 	$(VENV)/bin/pytest
+
+# The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
+# the installed command, whole pipelines through Oxigraph), in under a minute; needs neither llama.cpp nor the model.
+check: setup
+	$(VENV)/bin/pytest -m "not slow" -q
 
 bench: setup
 	$(VENV)/bin/python scripts/bench.py

@@ -1,4 +1,4 @@
-"""What every flow shares: the retry rule for transient source failures and the funnel artifacts."""
+"""What every flow shares: the retry rule for transient source failures, Secret blocks and the funnel artifacts."""
 
 from __future__ import annotations
 
@@ -40,14 +40,14 @@ RETRY_TRANSIENT: dict[str, Any] = {
 
 
 def secret(block: str | None) -> str | None:
-    """The value of the Prefect Secret block named `block`, or None when no block is named; a block that does not
-    exist is a ConfigError naming it (a deployment that names one expects it to be there)."""
+    """The value of the Prefect Secret block `block`, or None when no block is named; a block named but not
+    there is a setting that is wrong, never taken for "no secret"."""
     if not block:
         return None
     try:
         return str(Secret.load(block).get())
-    except ValueError as exc:
-        raise ConfigError(f"no Prefect Secret block named {block!r}") from exc
+    except ValueError as exc:  # what Block.load raises when no block has that name
+        raise ConfigError(f"no Prefect Secret block named {block!r}: create it, or name another") from exc
 
 
 def table_rows(counts: Mapping[str, int], key: str) -> list[dict[str, Any]]:

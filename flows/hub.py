@@ -9,10 +9,9 @@ from typing import Any
 
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
-from prefect.blocks.system import Secret
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT
+from flows.common import RETRY_TRANSIENT, secret
 from publish.hub import PublishResult, publish_release
 from timelyqa.errors import ConfigError
 
@@ -20,16 +19,9 @@ DEFAULT_SECRET_BLOCK = "hf-token"
 
 
 def hub_token(secret_block: str | None) -> str | None:
-    """HF_TOKEN from the environment, else the value of the Prefect Secret block of that name, else None."""
-    if os.environ.get("HF_TOKEN"):
-        return os.environ["HF_TOKEN"]
-    if not secret_block:
-        return None
-    try:
-        value = Secret.load(secret_block).get()
-    except ValueError:  # no block of that name
-        return None
-    return str(value) if value else None
+    """HF_TOKEN from the environment, else the value of the Prefect Secret block of that name (ConfigError when
+    there is no such block), else None."""
+    return os.environ.get("HF_TOKEN") or secret(secret_block) or None
 
 
 # The token is read inside the task and never passed as an argument or returned: task inputs feed cache
@@ -40,7 +32,9 @@ def publish_to_hub(release: Path, repo: str, secret_block: str | None, dry_run: 
                    endpoint: str | None) -> PublishResult:
     token = hub_token(secret_block)
     if token is None and not dry_run:
-        raise ConfigError(f"no Hub token: set HF_TOKEN or create the Prefect Secret block {secret_block!r}")
+        raise ConfigError(f"no Hub token: the Prefect Secret block {secret_block!r} is empty; put a write token in it "
+                          "or set HF_TOKEN" if secret_block else
+                          "no Hub token: set HF_TOKEN or name a Prefect Secret block that holds one")
     return publish_release(release, repo, token=token, endpoint=endpoint, dry_run=dry_run)
 
 
@@ -49,7 +43,8 @@ def publish_flow(release: str, repo: str, dry_run: bool = False, secret_block: s
                  endpoint: str | None = None) -> dict[str, Any]:
     """Publish the release folder `release` to the Hub dataset repo `repo` (ORG/NAME) under its version tag.
 
-    The token is HF_TOKEN from the worker's environment, else the Prefect Secret block `secret_block`.
+    The token is HF_TOKEN from the worker's environment, else the Prefect Secret block `secret_block` (a block
+    named must exist).
     `dry_run` lists the files that would be uploaded and deleted and changes nothing. `endpoint` is the
     Hub's URL (default: HF_ENDPOINT, else huggingface.co).
     """

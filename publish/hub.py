@@ -25,7 +25,7 @@ from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, Reposit
 from huggingface_hub.utils import httpx  # the HTTP client huggingface_hub uses, whatever its major version
 
 from publish.release import code_version
-from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError
+from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError, retry_after
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -146,12 +146,8 @@ def _translate(exc: BaseException, what: str, endpoint: str) -> TimelyQAError:
         if status == 403:
             return ConfigError(f"{what}: the token may not write here (403): {text}")
         if status in _TRANSIENT_STATUS or status >= 500:
-            retry_after = seen.response.headers.get("Retry-After")
-            try:
-                wait = float(retry_after) if retry_after is not None else None
-            except ValueError:
-                wait = None
-            return TransientSourceError(f"{what}: HTTP {status} from {endpoint}: {text}", retry_after=wait)
+            return TransientSourceError(f"{what}: HTTP {status} from {endpoint}: {text}",
+                                        retry_after=retry_after(seen.response.headers.get("Retry-After")))
         if status == 404 and "xet" in str(seen.response.url):
             return ConfigError(f"{what}: {endpoint} serves no Xet uploads; set HF_HUB_DISABLE_XET=1")
         if isinstance(seen, RepositoryNotFoundError):

@@ -96,7 +96,7 @@ class Fault:
     status: int  # 0: close the connection without an answer
     times: int
     after_apply: bool
-    retry_after: float | None
+    retry_after: float | str | None  # seconds, or an HTTP date as RFC 9110 also allows
 
 
 @dataclass
@@ -138,7 +138,9 @@ class HubServer:
 
     # -- life cycle ---------------------------------------------------------------------------------
     def start(self) -> HubServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="hubserver", daemon=True)
+        # a short poll keeps shutdown quick: serve_forever checks for it only between polls (0.5 s by default)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        name="hubserver", daemon=True)
         self._thread.start()
         return self
 
@@ -154,10 +156,11 @@ class HubServer:
 
     # -- what tests use -----------------------------------------------------------------------------
     def fail_next(self, operation: str, status: int = 503, *, times: int = 1, after_apply: bool = False,
-                  retry_after: float | None = None) -> None:
+                  retry_after: float | str | None = None) -> None:
         """Answer the next `times` calls of `operation` (commit, tag, create_repo, preupload, lfs_batch,
         lfs_upload, refs, tree, paths_info, info, resolve, whoami) with `status`, or drop the connection
-        when status is 0. With after_apply the operation takes effect first and only its answer is lost."""
+        when status is 0. With after_apply the operation takes effect first and only its answer is lost.
+        `retry_after` is sent as the Retry-After header: seconds, or a string such as an HTTP date."""
         with self._lock:
             self.faults.append(Fault(operation, status, times, after_apply, retry_after))
 

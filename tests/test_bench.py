@@ -34,6 +34,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], s
     return json.loads(out.read_text()), proc.stdout, tmp / "cache"
 
 
+@pytest.mark.slow
 def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, float], str, Path]) -> None:
     figures, _, _ = bench
     expected = {"scan_seconds", "delta_seconds", "delta_over_scan", "delta_peak_rss_mb", "triples_t0", "triples_t1",
@@ -48,6 +49,7 @@ def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, f
     assert figures["delta_over_scan"] == pytest.approx(figures["delta_seconds"] / figures["scan_seconds"], rel=0.05)
 
 
+@pytest.mark.slow
 def test_batched_and_single_verification_agree_on_every_question(bench: tuple[dict[str, float], str, Path]) -> None:
     figures, stdout, _ = bench
     assert figures["verify_questions"] >= 100
@@ -57,6 +59,7 @@ def test_batched_and_single_verification_agree_on_every_question(bench: tuple[di
     assert "same outcome both ways" in stdout and "delta / scan" in stdout
 
 
+@pytest.mark.slow
 def test_synthetic_dumps_are_real_dump_format_and_cached(bench: tuple[dict[str, float], str, Path]) -> None:
     _, _, cache = bench
     meta = next(cache.glob("*-20000-seed0-*/meta.json"))

@@ -19,6 +19,8 @@ import pytest
 from tests.mwapi import MediaWikiDouble
 from tests.wikiworld import World, make_world, value_at, write_export
 
+pytestmark = pytest.mark.slow  # each test runs the installed command in a new interpreter, most a whole pipeline
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "data" / "demo"
 T0, T1 = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"

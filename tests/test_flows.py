@@ -18,7 +18,6 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import Completed, State, exception_to_failed_state
-from prefect.testing.utilities import prefect_test_harness
 
 from flows.common import RETRY_TRANSIENT, exception_of, only_transient
 from flows.release import release_flow
@@ -31,12 +30,14 @@ from timelyqa.sources import sources
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 BEFORE, AFTER = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # every test here runs against a real Prefect server
 
 
 @pytest.fixture(scope="session", autouse=True)
 def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """One throwaway Prefect server and database for the session; nothing is written under ~/.prefect."""
+    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
+
     home = tmp_path_factory.mktemp("prefect-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("DO_NOT_TRACK", "1")
@@ -196,6 +197,23 @@ def test_source_stages_carry_the_retry_policy_and_the_input_check_does_not() -> 
         assert stage.retries == 3 and stage.retry_condition_fn is only_transient
     for stage in (check_inputs, write_outputs):
         assert stage.retries == 0
+
+
+# A Secret block the run names must exist, whichever flow names it -------------------------------------------
+
+def test_a_secret_block_that_does_not_exist_is_named_not_taken_for_no_token(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.hub import hub_token, publish_flow
+
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    state = publish_flow(release=str(tmp_path / "release"), repo="timelyqa/timelyqa", secret_block="no-such-block",
+                         return_state=True)
+    assert state.is_failed() and "no Hub token" not in (state.message or "")
+    with pytest.raises(ConfigError, match="no Prefect Secret block named 'no-such-block'"):
+        state.result()
+    assert hub_token(None) is None  # no block named: no token
+    monkeypatch.setenv("HF_TOKEN", "hf_FromTheEnvironment")
+    assert hub_token("no-such-block") == "hf_FromTheEnvironment"  # the environment's token wins, as documented
 
 
 # The Wikipedia flow, and its output joining a release ------------------------------------------------------

@@ -8,6 +8,7 @@ read HF_ENDPOINT when imported, with a new HF_HOME and cache per tag so no cache
 
 from __future__ import annotations
 
+import email.utils
 import hashlib
 import json
 import logging
@@ -15,8 +16,9 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +174,7 @@ def load_tag(hub: HubServer, tag: str, release: Path, work: Path,
 
 # -- the tests ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_releases_each_load_their_own_rows_at_their_tag(hub: HubServer, releases: tuple[Path, Path],
                                                             tmp_path: Path) -> None:
@@ -281,6 +284,25 @@ def test_transient_failures_are_retried_and_others_are_not(hub: HubServer, relea
     assert len(hub.calls("refs")) == refs_seen  # refused once, not retried
 
 
+def test_a_retry_after_given_as_an_http_date_is_honoured(hub: HubServer, releases: tuple[Path, Path]) -> None:
+    """RFC 9110 lets a server say when to come back as a date as well as in seconds."""
+    first, _ = releases
+
+    def two_seconds_ahead() -> str:  # an HTTP date has whole seconds: this one is 1 to 2 s away
+        return email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=2), usegmt=True)
+
+    hub.fail_next("refs", 429, retry_after=two_seconds_ahead())
+    with pytest.raises(TransientSourceError, match="HTTP 429") as caught:
+        publish(hub, first, attempts=1)
+    assert caught.value.retry_after is not None and 0.5 < caught.value.retry_after <= 2.0
+
+    hub.fail_next("refs", 503, retry_after=two_seconds_ahead())
+    started = time.monotonic()
+    result = publish(hub, first)  # FAST: no backoff of its own, so any wait is the server's
+    assert time.monotonic() - started >= 0.5
+    assert [s.status for s in hub.calls("refs")][-2:] == [503, 200] and result.tag == V1
+
+
 def test_a_wrong_token_fails_with_one_line_that_does_not_hold_it(
         hub: HubServer, releases: tuple[Path, Path], capfd: pytest.CaptureFixture[str],
         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -387,7 +409,7 @@ def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(
     assert publish_to_hub.retries == 3 and publish_to_hub.retry_condition_fn is only_transient
     missing = publish_flow(release=str(first), repo=REPO, secret_block="no-such-block", endpoint=hub.url,
                            return_state=True)
-    assert missing.is_failed() and "create the Prefect Secret block 'no-such-block'" in (missing.message or "")
+    assert missing.is_failed() and "no Prefect Secret block named 'no-such-block'" in (missing.message or "")
     assert hub.seen == []
 
     Secret(value=TOKEN).save("hf-token-test", overwrite=True)
@@ -408,6 +430,7 @@ def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(
     assert TOKEN not in shown + json.dumps(run.model_dump(mode="json"))  # ...and the token is not
 
 
+@pytest.mark.slow
 def test_every_config_and_split_of_the_demo_release_loads_at_its_tag(hub: HubServer, tmp_path: Path) -> None:
     """The release `make demo` writes, published and read back whole through HF_ENDPOINT at its tag."""
     cli = Path(sys.executable).with_name("timelyqa")

@@ -27,6 +27,8 @@ from tests.worldgen import entity, item_value, make_world, quantity_value, state
 from timelyqa.wikidata.filters import DENY_LIST
 from timelyqa.wikidata.pipeline import Settings, run
 
+pytestmark = pytest.mark.slow  # each world runs the whole pipeline through a local Oxigraph server
+
 WORLDS = (1207, 3319, 5581, 8846)
 OTHER_SEED = 7
 """A second `Settings(seed=...)`, run on the first two worlds: other choices, the same guarantees."""

@@ -186,3 +186,28 @@ def test_domains_come_from_the_model_only_when_asked_and_a_bad_label_keeps_the_r
     assert asked["usage"]["llm_calls"] == writer_server.calls == len(SCRIPT)
     assert any("Query: [Which club does Ana Lima play for?]" in r["messages"][0]["content"]
                for r in writer_server.requests), "the model classifies the question, with its page"
+
+
+def test_why_the_model_gave_no_domain_is_counted_in_the_manifest(
+        export: Path, servers: tuple[ScriptedLLM, ScriptedLLM], tmp_path: Path) -> None:
+    writer_server, _ = servers
+    labels = {"Bo Chen": reply({"domain": "Cooking"}), "Cy Dorn": Step(content="Sports, I would say."),
+              "Di Eze": Step(refusal="I cannot help with that.")}
+
+    def classify(request: dict[str, Any]) -> Step:
+        first = request["messages"][0]["content"]
+        return labels.get(_title_in({"messages": [{"content": first}]}, r"Wikipedia page \[(.+?)\]"),
+                          reply({"domain": "Others"}))
+
+    writer_server.default = classify
+    model = LLM(LLMSettings.build(base_url=writer_server.url, model="writer-7b", timeout=5.0, repairs=0))
+    run(export, tmp_path / "llm", WINDOW, domains=LLMDomains(model))
+    questions = pl.read_parquet(tmp_path / "llm" / "questions.parquet")
+    domains = dict(zip(questions["page_title"], questions["domain"], strict=True))
+    assert {domains[t] for t in labels} == {"sports_and_entertainment"}  # the rule's label, kept
+    counts = json.loads((tmp_path / "llm" / "manifest.json").read_text())["counts"]
+    assert counts["domains_by_rule"] == 3 and counts["domains_by_llm"] == len(SCRIPT) - 3
+    assert {k: v for k, v in counts.items() if k.startswith("domains_by_rule_")} == {
+        "domains_by_rule_wrong_shape": 1, "domains_by_rule_malformed_json": 1, "domains_by_rule_refused": 1}
+    funnel = list(counts)  # each reason under the count it splits, where the funnel reads top to bottom
+    assert funnel.index("domains_by_rule") < funnel.index("domains_by_rule_wrong_shape") < funnel.index("questions")

@@ -262,12 +262,16 @@ def _record(row: Mapping[str, object], settings: Settings) -> WikipediaRecord:
 
 def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], frame: pl.DataFrame,
                  ledger: StageWriter) -> list[WikipediaRecord]:
-    """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label."""
+    """Each record's domain as the model gives it; a reply that is none of the seven keeps the rule's label, and is
+    counted by why (`domains_by_rule_wrong_shape`)."""
     units = [_as_unit(row) for row in frame.iter_rows(named=True)]
     given = domains.classify([(r.question, u) for r, u in zip(records, units, strict=True)])
-    ledger.count("domains_by_llm", sum(d is not None for d in given))
-    ledger.count("domains_by_rule", sum(d is None for d in given))
-    return [r if d is None else r.model_copy(update={"domain": d}) for r, d in zip(records, given, strict=True)]
+    ledger.count("domains_by_llm", sum(d is not None for d, _ in given))
+    ledger.count("domains_by_rule", sum(d is None for d, _ in given))
+    for _, reason in given:
+        if reason is not None:
+            ledger.count(f"domains_by_rule_{reason}")
+    return [r if d is None else r.model_copy(update={"domain": d}) for r, (d, _) in zip(records, given, strict=True)]
 
 
 def _evidence(history: PageHistory, wiki_url: str, rev_id: int) -> Evidence:

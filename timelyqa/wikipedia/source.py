@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.llm.check import CheckReject
+from timelyqa.llm.client import ReplyFailure
 from timelyqa.manifest import Manifest
 from timelyqa.record import WikipediaRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
@@ -58,7 +59,9 @@ SOURCE = SourceSpec(
                           "keys_changed", "keys_superseded", "keys_not_chosen", "changes_chosen"), (Drop,)),
         Stage("write", ("questions_written",), (WriterReject,)),
         Stage("check", ("questions_checked",), (Reject, CheckReject)),
-        Stage("label", ("domains_by_llm", "domains_by_rule"), (LabelReject,)),
+        # A question keeps the rule's domain when the model gives none of the seven: counted by why.
+        Stage("label", ("domains_by_llm", "domains_by_rule", *(f"domains_by_rule_{f}" for f in ReplyFailure)),
+              (LabelReject,)),
     ),
     deployment=Deployment("wikipedia-weekly", "flows.wikipedia:wikipedia_flow", "0 3 * * 1"),
     run=run,

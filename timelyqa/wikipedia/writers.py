@@ -153,11 +153,12 @@ class LLMDomains:
         self.prompt = prompt or prompts.get(DOMAIN_PROMPT)
         self.name = f"{self.prompt.id}+{llm.generator}"
 
-    def classify(self, items: Sequence[tuple[str, Unit]]) -> list[str | None]:
-        """A domain (labels.Domain's value) for each (question, unit), or None where the reply is not one."""
+    def classify(self, items: Sequence[tuple[str, Unit]]) -> list[tuple[str | None, ReplyFailure | None]]:
+        """(domain, None) for each (question, unit) the model labels (labels.Domain's value), else (None, the
+        reply's reason): `wrong_shape` for a label that is none of the seven, `malformed_json`, `refused`..."""
         replies = self.llm.ask_all(self.prompt, [{"query": q, "title": u.title, "first_paragraph": u.first_paragraph}
                                                  for q, u in items])
-        return [_DOMAIN_VALUES.get(getattr(r.value, "domain", "")) if r.ok else None for r in replies]
+        return [(_DOMAIN_VALUES[r.value.domain], None) if r.ok else (None, r.reason) for r in replies]
 
 
 def llm_writer(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api_key: str | None = None,
