@@ -64,9 +64,10 @@ def test_a_file_that_is_not_a_dump_is_named(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
-def test_an_endpoint_that_is_down_stops_before_any_work(tmp_path: Path) -> None:
+@pytest.mark.parametrize("option", ["--endpoint", "--endpoint-before"])
+def test_an_endpoint_that_is_down_stops_before_any_work(tmp_path: Path, option: str) -> None:
     url = f"http://127.0.0.1:{closed_port()}/query"
-    proc = timelyqa("wikidata", "--before", T0, "--after", T1, "--out", tmp_path / "out", "--endpoint", url)
+    proc = timelyqa("wikidata", "--before", T0, "--after", T1, "--out", tmp_path / "out", option, url)
     assert proc.returncode == 2
     assert url in error_line(proc)
     assert not (tmp_path / "out").exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import re
 from datetime import UTC, date, datetime
 from pathlib import Path

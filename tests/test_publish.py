@@ -32,7 +32,7 @@ from publish.release import build_release
 from tests.hubserver import HubServer
 from tests import runs
 from timelyqa.errors import ConfigError, TimelyQAError, TransientSourceError
-from timelyqa.record import Evidence, QARecord, Rejected, Verification, WikidataRecord, record_id, to_frame
+from timelyqa.record import Evidence, QARecord, Verification, WikidataRecord, record_id, to_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "hf_TestWriteToken0123456789abcdef"

@@ -19,7 +19,7 @@ from polars.testing import assert_frame_equal
 from publish.release import build_release
 from timelyqa.errors import ConfigError
 from tests.runs import write_source
-from timelyqa.record import (CANARY, RECORD_SCHEMA, Evidence, QARecord, Rejected, Verification,
+from timelyqa.record import (CANARY, RECORD_SCHEMA, Evidence, QARecord, Verification,
                              WikidataRecord, polars_schema, record_id, to_frame)
 from timelyqa.split import assign_splits, group_key_for
 

@@ -3,7 +3,6 @@ needs one module and one registry entry to reach a release, its card, its split 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime

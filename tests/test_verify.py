@@ -22,6 +22,7 @@ from timelyqa.wikidata.query import Const, Pattern, Query, Var, from_json
 from timelyqa.wikidata.values import Kind, rdf_term
 from timelyqa.wikidata.verify import (
     Outcome,
+    answered_before,
     batch_query,
     check,
     expected_lexical,
@@ -164,6 +165,17 @@ def test_check_reasons() -> None:
     assert check(Outcome(-1, None, reason="html"), Kind.ENTITY, "Q84") == "sparql_unverifiable"
     assert expected_lexical(Kind.TIME, BIRTH) == "1952-03-11T00:00:00Z"
     assert expected_lexical(Kind.ENTITY, "Q84") == f"{WD}Q84"
+
+
+def test_a_question_t0_answers_alone_with_the_same_answer_is_rejected() -> None:
+    """The outcome of a question's query against T0, for a question that passed against T1."""
+    assert answered_before(Outcome(1, f"{WD}Q84"), Kind.ENTITY, "Q84") == "answerable_before_change"
+    assert answered_before(Outcome(1, "1572.5"), Kind.QUANTITY, AREA) == "answerable_before_change"  # same value
+    assert answered_before(Outcome(1, "1952-03-11T00:00:00Z"), Kind.TIME, BIRTH) == "answerable_before_change"
+    assert answered_before(Outcome(1, f"{WD}Q61"), Kind.ENTITY, "Q84") is None  # another answer then
+    assert answered_before(Outcome(0, None), Kind.ENTITY, "Q84") is None  # no answer then
+    assert answered_before(Outcome(2, None), Kind.ENTITY, "Q84") is None  # not yet unique then
+    assert answered_before(Outcome(-1, None, reason="html"), Kind.ENTITY, "Q84") == "sparql_unverifiable"
 
 
 def bulk() -> dict[str, Query]:

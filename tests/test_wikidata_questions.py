@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,8 +25,10 @@ import pytest
 
 from tests.truthy import Snapshot, read_entities
 from tests.worldgen import entity, item_value, make_world, quantity_value, statement, write_dump
+from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.wikidata.filters import DENY_LIST
 from timelyqa.wikidata.pipeline import Settings, run
+from timelyqa.wikidata.snapshot import read_snapshot
 
 pytestmark = pytest.mark.slow  # each world runs the whole pipeline through a local Oxigraph server
 
@@ -110,6 +113,26 @@ def test_every_question_has_exactly_its_answer_in_t1(runs: list[Run]) -> None:
 
     found = problems(runs, check)
     assert not found, show(found)
+
+
+def test_no_question_has_its_answer_alone_in_t0(runs: list[Run]) -> None:
+    """A question T0 already answers with the same single answer tests nothing new; the worlds make such
+    questions (L2 questions on a club a player kept when he left another, L3 hops that match the old value
+    too), and each must be rejected, never released."""
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        before = r.t0.answers(q["query_triples"])
+        return f"T0 answers {q['answer_id']} alone too" if before == {q["answer_id"]} else None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+    for r in runs:
+        rejected = r.rejected.filter(pl.col("reason") == "answerable_before_change")
+        assert rejected.height > 0, r.name()
+        released = set(r.questions["id"])
+        for row in rejected.iter_rows(named=True):
+            level, qid = row["detail"].split(":")[0].split(" ")
+            assert row["stage"] == "verify" and level in ("L1", "L2", "L3") and "at T0" in row["detail"], row
+            assert qid not in released, row
 
 
 def test_every_question_is_anchored_on_a_real_change(runs: list[Run]) -> None:
@@ -311,6 +334,112 @@ def test_a_changed_height_with_a_unit_gives_an_l1_question(small_run: pl.DataFra
 def test_one_club_in_two_statements_is_still_one_answer(small_run: pl.DataFrame) -> None:
     assert _asked(small_run, ["Q1200", "P54", "Q2001"]) == [("Which sports team has Yuki Nakamura played for?",
                                                              "Alder Rovers")]
+
+
+# A small world made by hand: changes whose questions T0 already answers -------------------------------
+
+def _moved_world() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Lucas moves from Alder Rovers to Sporting Kestrel, both clubs of Veloria; Ingrid, who played for Alder
+    Rovers and Borvia United, is left with Borvia United (her Alder Rovers statement removed); Mateo's height
+    is re-entered as 1.7 metres, the same value as 1.70."""
+    props = [entity(p, label, kind="property", datatype=dt, modified=MODIFIED_T0)
+             for p, label, dt in (("P31", "instance of", "wikibase-item"), ("P17", "country", "wikibase-item"),
+                                  ("P54", "member of sports team", "wikibase-item"), ("P2048", "height", "quantity"))]
+    fixed = [entity(q, name, modified=MODIFIED_T0) for q, name in (
+        ("Q5", "human"), ("Q476028", "association football club"), ("Q11573", "metre"),
+        ("Q3000", "Veloria"), ("Q3001", "Borvia"))]
+
+    def club(q: str, name: str, country: str) -> dict[str, Any]:
+        e = entity(q, name, modified=MODIFIED_T0)
+        e["claims"] = {"P31": [statement(f"{q}$i", "P31", item_value("Q476028"))],
+                       "P17": [statement(f"{q}$c", "P17", item_value(country))]}
+        return e
+
+    def person(q: str, name: str, clubs: list[str], height: str, modified: datetime = MODIFIED_T0) -> dict[str, Any]:
+        e = entity(q, name, modified=modified)
+        e["claims"] = {"P31": [statement(f"{q}$i", "P31", item_value("Q5"))],
+                       "P54": [statement(f"{q}${c}", "P54", item_value(c)) for c in clubs],
+                       "P2048": [statement(f"{q}$h", "P2048", quantity_value(height, "Q11573"))]}
+        return e
+
+    clubs = [club("Q2001", "Alder Rovers", "Q3000"), club("Q2002", "Sporting Kestrel", "Q3000"),
+             club("Q2003", "Borvia United", "Q3001")]
+    karim = person("Q1001", "Karim Haddad", ["Q2003"], "+1.72")
+    t0 = [*props, *fixed, *clubs, karim, person("Q1000", "Mateo Costa", ["Q2002"], "+1.70"),
+          person("Q1100", "Lucas Andrade", ["Q2001"], "+1.85"),
+          person("Q1300", "Ingrid Berg", ["Q2001", "Q2003"], "+1.79")]
+    t1 = [*props, *fixed, *clubs, karim, person("Q1000", "Mateo Costa", ["Q2002"], "+1.7", MODIFIED_T1),
+          person("Q1100", "Lucas Andrade", ["Q2002"], "+1.85", MODIFIED_T1),
+          person("Q1300", "Ingrid Berg", ["Q2003"], "+1.79", MODIFIED_T1)]
+    return t0, t1
+
+
+@pytest.fixture(scope="module")
+def moved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    folder = tmp_path_factory.mktemp("moved")
+    t0, t1 = _moved_world()
+    before, after = write_dump(t0, folder / "t0.json"), write_dump(t1, folder / "t1.json.gz")
+    run(before, after, folder / "out")
+    return before, after, folder / "out"
+
+
+def _outcome(out: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(question -> answer) of the released questions, (question -> reason) of the rejected ones."""
+    questions = pl.read_parquet(out / "questions.parquet")
+    rejected = pl.read_parquet(out / "rejected.parquet").filter(pl.col("stage") == "verify")
+    return (dict(zip(questions["question"], questions["answer"], strict=True)),
+            {json.loads(r["item"])["question"]: r["reason"] for r in rejected.iter_rows(named=True)})
+
+
+LUCAS_L3 = "Who is 1.85 metre tall and has played for an association football club that is in Veloria?"
+INGRID_L2 = "Who has played for Borvia United and is 1.79 metre tall?"
+MATEO_L1 = "How tall is Mateo Costa?"
+
+
+def test_a_question_t0_already_answers_alone_is_rejected(moved: tuple[Path, Path, Path]) -> None:
+    _, _, out = moved
+    kept, rejected = _outcome(out)
+    # The L3 hop "a club in Veloria" stands in for Lucas's new club, and matches his old one too.
+    # Ingrid played for Borvia United at T0 as well: her L2 question is anchored on a triple T0 holds.
+    # Mateo's height is a new triple ("+1.7" for "+1.70") but not a new value.
+    assert rejected == dict.fromkeys((LUCAS_L3, INGRID_L2, MATEO_L1), "answerable_before_change")
+    assert not {LUCAS_L3, INGRID_L2, MATEO_L1} & set(kept)
+    details = pl.read_parquet(out / "rejected.parquet").filter(pl.col("reason") == "answerable_before_change")
+    named = [re.fullmatch(r"(L[123]) ([0-9a-f]{24}): the same only answer at T0, from local oxigraph \(T0\)", d)
+             for d in details["detail"]]
+    assert all(named) and sorted(m.group(1) for m in named if m) == ["L1", "L2", "L3"]
+    released = set(pl.read_parquet(out / "questions.parquet")["id"])
+    assert not {m.group(2) for m in named if m} & released
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["rejects"]["answerable_before_change"] == 3
+
+
+def test_questions_whose_answer_changed_are_kept(moved: tuple[Path, Path, Path]) -> None:
+    kept, _ = _outcome(moved[2])
+    assert kept == {
+        "Which sports team has Lucas Andrade played for?": "Sporting Kestrel",  # Alder Rovers at T0
+        "Who has played for Sporting Kestrel and is 1.85 metre tall?": "Lucas Andrade",  # nobody at T0
+        "Which sports team has Ingrid Berg played for?": "Borvia United",  # two clubs at T0
+    }
+
+
+@pytest.mark.parametrize("served", [("T1",), ("T1", "T0")])
+def test_endpoints_given_for_the_snapshots_give_the_same_questions(moved: tuple[Path, Path, Path], tmp_path: Path,
+                                                                 served: tuple[str, ...]) -> None:
+    """With `endpoint` for T1 and no `before_endpoint`, T0 is still checked, in a local Oxigraph of its own."""
+    before, after, default = moved
+    with ExitStack() as stack:
+        urls = {}
+        for name, dump in (("T1", after), ("T0", before)):
+            if name in served:
+                read_snapshot(dump, tmp_path / name, rdf=True, reject=lambda *dropped: None)  # a clean dump
+                server = LocalOxigraph(tmp_path / name / "rdf.nt", workdir=tmp_path)
+                urls[name] = stack.enter_context(server).query_url
+        run(before, after, tmp_path / "out", endpoint=urls["T1"], before_endpoint=urls.get("T0"))
+    assert _outcome(tmp_path / "out") == _outcome(default)
+    work = tmp_path / "out" / "work"
+    assert not (work / "t1" / "rdf.nt").exists()
+    assert (work / "t0" / "rdf.nt").exists() == ("T0" not in served)
 
 
 def test_the_reference_finds_none_one_or_many_answers() -> None:

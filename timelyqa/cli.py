@@ -49,16 +49,19 @@ def wikidata(
     after: Annotated[Path, typer.Option(help="Wikidata JSON dump at T1")],
     out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
     endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph")] = None,
+    endpoint_before: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T0; default: a local "
+                                                        "Oxigraph")] = None,
     seed: Annotated[int, typer.Option(help="seed for every choice among equals")] = 0,
     max_anchors: Annotated[int | None, typer.Option(help="sample this many delta triples (seeded)")] = None,
 ) -> None:
-    """Questions from the changes between two Wikidata dumps, each verified by SPARQL against T1."""
+    """Questions from the changes between two Wikidata dumps, each verified by SPARQL against T1 and T0."""
     from timelyqa.wikidata.pipeline import Settings, run
 
     with _one_line_errors():
         settings = Settings(seed=seed, max_anchors=max_anchors)
         with _progress() as report:
-            manifest = run(before, after, out, endpoint=endpoint, settings=settings, progress=report)
+            manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before, settings=settings,
+                           progress=report)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 

@@ -98,7 +98,8 @@ def check_answers(models: Models, prompt: Prompt, rows: Sequence[Mapping[str, st
         elif sub_match(str(answer), truth):
             passed, reason, detail = True, None, ""
         else:
-            passed, reason, detail = False, CheckReject.ANSWER_MISMATCH, f"checker answered {answer!r}, expected {truth!r}"
+            passed, reason = False, CheckReject.ANSWER_MISMATCH
+            detail = f"checker answered {answer!r}, expected {truth!r}"
         checks.append(Check(passed, reason, detail, None if answer is None else str(answer), reply.prompt_id,
                             reply.model, independent))
     return checks

@@ -53,7 +53,7 @@ def property_drop(prop: str, datatypes: dict[str, str | None], labels: dict[str,
     return None
 
 
-def anchor_drop(s: str, p: str, o: str, kind: Kind, graph: Graph) -> tuple[str, str] | None:
+def anchor_drop(s: str, p: str, o: str, kind: Kind, graph: Graph) -> tuple[Drop, str] | None:
     """(reason, detail) when the delta triple (s, p, o) cannot anchor a question, else None (keep)."""
     dropped = property_drop(p, graph.datatypes, graph.labels)
     if dropped is not None:
@@ -63,5 +63,5 @@ def anchor_drop(s: str, p: str, o: str, kind: Kind, graph: Graph) -> tuple[str, 
     try:
         render(kind, o, graph.labels)
     except Unrenderable as exc:
-        return exc.reason, f"({s}, {p}, {o}): {exc}"
+        return Drop(exc.reason), f"({s}, {p}, {o}): {exc}"  # a reason render names must be one of Drop's
     return None

@@ -27,11 +27,11 @@ from timelyqa.wikidata.candidates import candidate_frame, records_frame
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.filters import anchor_drop
 from timelyqa.wikidata.graph import Graph
-from timelyqa.wikidata.query import from_json
+from timelyqa.wikidata.query import Query, from_json
 from timelyqa.wikidata.source import SOURCE
 from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
 from timelyqa.wikidata.values import Kind, split_quantity
-from timelyqa.wikidata.verify import check, verify_all
+from timelyqa.wikidata.verify import Outcome, answered_before, check, verify_all
 
 Progress = snapshot.Progress
 
@@ -49,12 +49,13 @@ class Settings(BaseModel):
     concurrency: int = Field(default=2, ge=1, le=8, description="verification queries in flight at once")
 
 
-def check_inputs(before: Path, after: Path, endpoint: str | None) -> None:
+def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoint: str | None = None) -> None:
     """Everything that can be wrong before any work: dumps that are missing or not dumps, a dead endpoint."""
     check_dump(before)
     check_dump(after)
-    if endpoint:
-        SparqlEndpoint(endpoint, retries=1, backoff=0.5).ping()
+    for url in (endpoint, before_endpoint):
+        if url:
+            SparqlEndpoint(url, retries=1, backoff=0.5).ping()
 
 
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None) -> Path:
@@ -114,36 +115,58 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
     return path
 
 
-def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings) -> Path:
-    """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1."""
+def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings, *,
+           t0_dir: Path, before_endpoint: str | None = None) -> Path:
+    """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1,
+    and must not return that same answer alone from one holding T0: such a question tests nothing new.
+
+    Without an endpoint, a snapshot is served by a local Oxigraph from its RDF (`read_snapshot(rdf=True)`)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("verify"):
         frame = pl.read_parquet(candidates)
-        with ExitStack() as stack:
-            if endpoint is None:
-                server = stack.enter_context(LocalOxigraph(t1_dir / "rdf.nt", workdir=workdir))
-                url, label = server.query_url, "local oxigraph (T1)"
-            else:
-                url, label = endpoint, endpoint
-            sparql = SparqlEndpoint(url)
-            queries = {row["id"]: from_json(json.loads(row["query_json"])) for row in frame.iter_rows(named=True)}
-            outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
-        verdicts = {row["id"]: check(outcomes[row["id"]], Kind(row["answer_kind"]), row["answer_id"])
-                    for row in frame.iter_rows(named=True)}
+        rows = {row["id"]: row for row in frame.iter_rows(named=True)}
+        queries = {i: from_json(json.loads(row["query_json"])) for i, row in rows.items()}
+        outcomes, label, calls = _ask(queries, endpoint, t1_dir, workdir, settings, "T1")
+        verdicts = {i: check(outcomes[i], Kind(r["answer_kind"]), r["answer_id"]) for i, r in rows.items()}
+        details = {i: f"{r['level']} {i}: {outcomes[i].count} answers from {label}"
+                      f"{' (' + outcomes[i].reason + ')' if outcomes[i].reason else ''}"
+                   for i, r in rows.items() if verdicts[i] is not None}
+        # Only what passed against T1 is asked of T0: one more batched pass, over the questions that matter.
+        before, before_label, before_calls = _ask({i: queries[i] for i, v in verdicts.items() if v is None},
+                                                  before_endpoint, t0_dir, workdir, settings, "T0")
+        for i, outcome in before.items():
+            r = rows[i]
+            if (reason := answered_before(outcome, Kind(r["answer_kind"]), r["answer_id"])) is not None:
+                verdicts[i] = reason
+                what = f"could not be evaluated ({outcome.reason})" if outcome.count < 0 else "the same only answer"
+                details[i] = f"{r['level']} {i}: {what} at T0, from {before_label}"
         ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
         passed, failed = frame.filter(ok), frame.filter(~ok)
         for r in failed.iter_rows(named=True):
-            outcome = outcomes[r["id"]]
             ledger.reject({"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]},
-                          verdicts[r["id"]], f"{r['level']} {r['id']}: {outcome.count} answers from {label}"
-                          f"{' (' + outcome.reason + ')' if outcome.reason else ''}")
+                          verdicts[r["id"]], details[r["id"]])
         records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label)
         path = workdir / "verified.parquet"
         records.write_parquet(path)
     ledger.count("verified", records.height)
-    ledger.use({"sparql_calls": sparql.calls})
+    ledger.use({"sparql_calls": calls + before_calls})
     ledger.save("verify")
     return path
+
+
+def _ask(queries: dict[str, Query], endpoint: str | None, snapshot_dir: Path, workdir: Path, settings: Settings,
+         name: str) -> tuple[dict[str, Outcome], str, int]:
+    """Each query's Outcome from `endpoint`, else from a local Oxigraph loaded with the snapshot; the endpoint's
+    label for the records; the requests it took."""
+    label = endpoint or f"local oxigraph ({name})"
+    if not queries:
+        return {}, label, 0
+    with ExitStack() as stack:
+        if endpoint is None:
+            endpoint = stack.enter_context(LocalOxigraph(snapshot_dir / "rdf.nt", workdir=workdir)).query_url
+        sparql = SparqlEndpoint(endpoint)
+        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
+    return outcomes, label, sparql.calls
 
 
 def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Manifest:
@@ -157,20 +180,22 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Man
                          settings=(settings or Settings()).model_dump())
 
 
-def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, settings: Settings | None = None,
-        progress: Callable[[str, int, int], None] | None = None) -> Manifest:
-    """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do."""
+def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, before_endpoint: str | None = None,
+        settings: Settings | None = None, progress: Callable[[str, int, int], None] | None = None) -> Manifest:
+    """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do.
+
+    `endpoint` holds T1 and `before_endpoint` T0; a snapshot without one is served by a local Oxigraph."""
     settings = settings or Settings()
     before, after, out = Path(before), Path(after), Path(out)
-    check_inputs(before, after, endpoint)
+    check_inputs(before, after, endpoint, before_endpoint)
     workdir = out / "work"
     def step(name: str) -> Progress | None:
         return (lambda done, total: progress(name, done, total)) if progress else None
-    t0 = read_snapshot(before, workdir, "t0", rdf=False, progress=step(f"reading {before.name}"))
+    t0 = read_snapshot(before, workdir, "t0", rdf=before_endpoint is None, progress=step(f"reading {before.name}"))
     t1 = read_snapshot(after, workdir, "t1", rdf=endpoint is None, progress=step(f"reading {after.name}"))
     delta = compute_delta(t0, t1, workdir)
     candidates = synthesize(t1, delta, workdir, settings)
-    verify(candidates, t1, workdir, endpoint, settings)
+    verify(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
     return finish(workdir, out, settings=settings)
 
 

@@ -16,7 +16,7 @@ from timelyqa.wikidata.filters import Drop
 from timelyqa.wikidata.statements import StatementReject
 from timelyqa.wikidata.synth import Miss
 from timelyqa.wikidata.values import ValueReject
-from timelyqa.wikidata.verify import SparqlReject
+from timelyqa.wikidata.verify import ChangeReject, SparqlReject
 
 DEMO = ("data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2")
 
@@ -44,7 +44,7 @@ SOURCE = SourceSpec(
         Stage("filter", ("anchors",), (Drop,)),
         Stage("synthesize", ("candidates_L1", "candidates_L2", "candidates_L3"), (Miss,)),
         Stage("render", ("rendered",), (RenderReject,)),
-        Stage("verify", ("verified",), (SparqlReject,)),
+        Stage("verify", ("verified",), (SparqlReject, ChangeReject)),
     ),
     deployment=Deployment("wikidata-weekly", "flows.wikidata:wikidata_flow", "0 3 * * 1"),
     run=run,

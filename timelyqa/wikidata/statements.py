@@ -57,7 +57,8 @@ def read_statements(entity: dict[str, Any]) -> EntityStatements:
     out = EntityStatements([], [], [], 0)
     for prop, claims in (entity.get("claims") or {}).items():
         if not isinstance(claims, list):
-            out.bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT, f"{subject} {prop}: claims not a list"))
+            out.bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
+                                        f"{subject} {prop}: claims not a list"))
             continue
         values, best, other = _values(subject, prop, claims, out.bad)
         out.other_snaks += other
@@ -82,7 +83,8 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
     first = len(o)
     for prop, claims in (entity.get("claims") or {}).items():
         if not isinstance(claims, list):
-            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT, f"{subject} {prop}: claims not a list"))
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
+                                    f"{subject} {prop}: claims not a list"))
             continue
         start = len(o)
         best = "normal"

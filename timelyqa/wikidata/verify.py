@@ -31,6 +31,13 @@ class SparqlReject(Reason):
     UNVERIFIABLE = "sparql_unverifiable", "the endpoint could not evaluate the question's query"
 
 
+class ChangeReject(Reason):
+    """Why a question that T1 answers rightly still tests nothing new."""
+
+    ANSWERABLE_BEFORE_CHANGE = ("answerable_before_change",
+                                "T0 already gives the same answer alone: a model trained before the change gets it right")
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the endpoint says about one query: how many distinct answers, and the answer when there is one.
@@ -290,6 +297,21 @@ def check(outcome: Outcome, kind: Kind, form: str) -> SparqlReject | None:
     if outcome.answer is None or not _same_value(kind, outcome.answer, expected_lexical(kind, form)):
         return SparqlReject.WRONG_ANSWER
     return None
+
+
+def answered_before(before: Outcome, kind: Kind, form: str) -> ChangeReject | SparqlReject | None:
+    """None when T0 does not give the question's answer as its only one; otherwise the reject reason.
+
+    A question whose answer T0 already gives alone tests nothing new: a model trained before the change
+    gets it right. This happens when the changed triple held at T0 too (its subject lost another value
+    of the property), when an L3 hop stands in for the changed triple and matches the old value as well,
+    and when a value changed only its spelling ("+1.8" to "+1.80"). A query T0 could not evaluate is
+    unverifiable: whether it tests anything new is not known.
+    """
+    verdict = check(before, kind, form)
+    if verdict is None:
+        return ChangeReject.ANSWERABLE_BEFORE_CHANGE
+    return SparqlReject.UNVERIFIABLE if verdict == SparqlReject.UNVERIFIABLE else None
 
 
 def _same_value(kind: Kind, got: str, expected: str) -> bool:

@@ -14,7 +14,6 @@ says so before any work.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -215,8 +214,8 @@ class ApiReader:
         try:
             page = page_history(api, page_id, start=self.start, until=self.end + self.horizon, rejected=rejected)
         except ApiError as exc:
-            return _Fetched(None, rejected=[_reject(api, ReadReject.API_ERROR, f"page {title!r} (id {page_id}): API error "
-                                                    f"{exc.code}: {exc.info}",
+            detail = f"page {title!r} (id {page_id}): API error {exc.code}: {exc.info}"
+            return _Fetched(None, rejected=[_reject(api, ReadReject.API_ERROR, detail,
                                                     {"page": title, "page_id": page_id, "code": exc.code})])
         except PageUnavailable as exc:
             return _Fetched(None, rejected=[_reject(api, exc.reason, f"page {title!r} (id {page_id}): {exc}",
@@ -259,9 +258,11 @@ def _one_page(data: dict[str, Any], api: MediaWikiAPI, where: str) -> tuple[dict
         raise SourceContractError(f"{api.settings.endpoint}: {where}: expected one page, got {len(found)}")
     info = found[0]
     if info.get("missing"):
-        raise PageUnavailable(ReadReject.PAGE_MISSING, f"{api.settings.endpoint}: {where} does not exist (deleted or moved)")
+        raise PageUnavailable(ReadReject.PAGE_MISSING,
+                              f"{api.settings.endpoint}: {where} does not exist (deleted or moved)")
     if info.get("invalid"):
-        raise PageUnavailable(ReadReject.INVALID_TITLE, f"{api.settings.endpoint}: {where}: {info.get('invalidreason', '')}")
+        raise PageUnavailable(ReadReject.INVALID_TITLE,
+                              f"{api.settings.endpoint}: {where}: {info.get('invalidreason', '')}")
     if "pageid" not in info or "title" not in info:
         raise SourceContractError(f"{api.settings.endpoint}: {where}: a page without pageid or title")
     revisions = info.get("revisions") or []

@@ -121,11 +121,6 @@ class ApiError(SourceContractError):
         super().__init__(f"{url}: API error {code}: {info}")
         self.code, self.info, self.url = code, info, url
 
-    @property
-    def reason(self) -> str:
-        """The code as a reject reason: `internal_api_error_DBQueryError` -> `api_internal_api_error_dbqueryerror`."""
-        return "api_" + (re.sub(r"[^a-z0-9]+", "_", self.code.lower()).strip("_")[:60] or "unknown")
-
 
 class MediaWikiAPI:
     """One wiki's Action API, shared by every thread of a run so that the limits hold for the run as a whole."""

@@ -132,7 +132,8 @@ class DumpReader:
                 return
             except _BROKEN as exc:
                 self._broken, page.complete = True, False
-                self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} in {where}, {last}; the page and the rest are lost",
+                self._reject(ReadReject.MALFORMED_XML,
+                             f"{_line(exc)} in {where}, {last}; the page and the rest are lost",
                              {"page": page.title, "page_id": page.id})
                 return
             except _BAD_ELEMENT as exc:

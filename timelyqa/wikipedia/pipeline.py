@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import polars as pl
@@ -90,32 +91,30 @@ def read_changes(source: Source, workdir: Path, settings: Settings, *, progress:
 
 def write_questions(units: Path, workdir: Path, writer: Writer) -> Path:
     """A question for each change, its text checked by rule; the refused are kept with their reasons."""
-    ledger = _ledger(workdir)
-    frame = pl.read_parquet(units)
-    with ledger.timed("write"), _usage(ledger, writer.llms):
-        written = writer.write([_as_unit(row) for row in frame.iter_rows(named=True)])
-    kept = _kept(frame, written, ledger)
-    ledger.count("questions_written", kept.height)
-    path = workdir / WRITTEN
-    write_parquet(kept, path)
-    ledger.save("write")
-    return path
+    return _through(writer, units, workdir / WRITTEN, stage="write", line="questions_written",
+                    step=lambda units_, _rows: writer.write(units_))
 
 
 def check_questions(written: Path, workdir: Path, writer: Writer) -> Path:
     """Each written question checked (by an LLM writer's checker model: DailyQA's correctness check)."""
-    ledger = _ledger(workdir)
-    frame = pl.read_parquet(written)
+    def check(units: list[Unit], rows: list[dict[str, Any]]) -> list[Written]:
+        return writer.check(units, [Written(r["question"], None, "", r["generator"], None) for r in rows])
+    return _through(writer, written, workdir / CHECKED, stage="check", line="questions_checked", step=check)
+
+
+def _through(writer: Writer, source: Path, target: Path, *, stage: str, line: str,
+             step: Callable[[list[Unit], list[dict[str, Any]]], list[Written]]) -> Path:
+    """One writer step over the rows of `source`: the rows it keeps go to `target`, the rest are rejected."""
+    ledger = _ledger(target.parent)
+    frame = pl.read_parquet(source)
     rows = list(frame.iter_rows(named=True))
-    pending = [Written(r["question"], None, "", r["generator"], None) for r in rows]
-    with ledger.timed("check"), _usage(ledger, writer.llms):
-        checked = writer.check([_as_unit(r) for r in rows], pending)
-    kept = _kept(frame, checked, ledger)
-    ledger.count("questions_checked", kept.height)
-    path = workdir / CHECKED
-    write_parquet(kept, path)
-    ledger.save("check")
-    return path
+    with ledger.timed(stage), _usage(ledger, writer.llms):
+        done = step([_as_unit(r) for r in rows], rows)
+    kept = _kept(frame, done, ledger)
+    ledger.count(line, kept.height)
+    write_parquet(kept, target)
+    ledger.save(stage)
+    return target
 
 
 def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Settings, *,
@@ -139,9 +138,11 @@ def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Se
     ledger.use({"sparql_calls": 0, "llm_calls": 0})
     inputs = ({"api": Input(url=source.endpoint)} if isinstance(source, ApiSettings)
               else {"dump": Input(path=str(source), sha256=sha256_file(Path(source)))})
-    window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(), "horizon_days": settings.horizon_days}
+    window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(),
+              "horizon_days": settings.horizon_days}
+    labelled_by = domains.name if domains else labels.RULE
     return ledger.finish(as_of=settings.end, inputs=inputs,
-                         settings={**settings.model_dump(mode="json"), "domains": domains.name if domains else labels.RULE},
+                         settings={**settings.model_dump(mode="json"), "domains": labelled_by},
                          details={"window": window, "parser": PARSER})
 
 
