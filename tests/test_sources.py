@@ -93,8 +93,7 @@ def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tm
     assert list(manifest.counts) == [line for line in spec.funnel if line in manifest.counts], "funnel order"
     assert dict(rejected["reason"].value_counts().iter_rows()) == manifest.rejects
     assert list(manifest.rejects) == [r for r in map(str, spec.reasons) if r in manifest.rejects]
-    stage_of = spec.stage_of
-    assert all(stage_of[row["reason"]] == row["stage"] for row in rejected.iter_rows(named=True))
+    assert all(spec.reason_stage[row["reason"]] == row["stage"] for row in rejected.iter_rows(named=True))
     assert manifest.generators and all(is_versioned(g) for g in manifest.generators), manifest.generators
     assert load_run(tmp_path / name).questions.height == questions.height
 

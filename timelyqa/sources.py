@@ -103,11 +103,9 @@ class SourceSpec:
         return tuple(reason for stage in self.stages for family in stage.reasons for reason in family)
 
     @cached_property
-    def stage_of(self) -> dict[str, str]:
-        """The stage each reason and each funnel line belongs to."""
-        owner = {line: stage.name for stage in self.stages for line in stage.counts}
-        owner |= {str(r): stage.name for stage in self.stages for family in stage.reasons for r in family}
-        return owner | {QUESTIONS: "write"}
+    def reason_stage(self) -> dict[str, str]:
+        """The stage each reject reason belongs to."""
+        return {str(r): stage.name for stage in self.stages for family in stage.reasons for r in family}
 
 
 _registered: dict[str, SourceSpec] = {}

@@ -42,7 +42,7 @@ class Rejects:
         self.rows: list[dict[str, str]] = []
 
     def add(self, item: Mapping[str, Any] | str, reason: Reason, detail: str) -> None:
-        stage = self.spec.stage_of.get(str(reason))
+        stage = self.spec.reason_stage.get(str(reason))
         if stage is None:
             raise ValueError(f"{reason!r} is not a reject reason of source {self.spec.name!r}")
         text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, sort_keys=True, default=str)
@@ -81,7 +81,7 @@ class StageWriter:
         self._records: list[QARecord] = []
 
     def count(self, line: str, n: int = 1) -> None:
-        if line not in self.spec.stage_of or line == QUESTIONS_LINE:
+        if line not in self.spec.funnel or line == QUESTIONS_LINE:
             raise ValueError(f"{line!r} is not a funnel line of source {self.spec.name!r}")
         self.counts[line] += n
 
@@ -100,7 +100,7 @@ class StageWriter:
 
     def use(self, usage: Mapping[str, float]) -> None:
         """Model calls, tokens, seconds, SPARQL calls: summed into the manifest's `usage`."""
-        self.usage.update({k: v for k, v in usage.items()})
+        self.usage.update(usage)
 
     @contextmanager
     def timed(self, name: str) -> Iterator[None]:
