@@ -165,19 +165,13 @@ def test_domains_come_from_the_model_only_when_asked_and_a_bad_label_keeps_the_r
         export: Path, servers: tuple[ScriptedLLM, ScriptedLLM], tmp_path: Path) -> None:
     writer_server, _ = servers
     labels = {"Ana Lima": reply({"domain": "Culture and Arts"}), "Bo Chen": reply({"domain": "Cooking"})}
-
-    def classify(request: dict[str, Any]) -> Step:
-        first = request["messages"][0]["content"]
-        return labels.get(_title_in({"messages": [{"content": first}]}, r"Wikipedia page \[(.+?)\]"),
-                          reply({"domain": "Others"}))
-
-    writer_server.default = classify
-    model = LLM(LLMSettings.build(base_url=writer_server.url, model="writer-7b", timeout=5.0, repairs=0))
+    model = _labeller(writer_server, labels)
     ruled = run(export, tmp_path / "rule", WINDOW).model_dump(mode="json")
     asked = run(export, tmp_path / "llm", WINDOW, domains=LLMDomains(model)).model_dump(mode="json")
     by_rule = pl.read_parquet(tmp_path / "rule" / "questions.parquet")
     by_llm = pl.read_parquet(tmp_path / "llm" / "questions.parquet")
-    assert set(by_rule["domain"]) == {"sports_and_entertainment"} and ruled["settings"]["domains"].startswith("wikipedia_domain_rule_v")
+    assert set(by_rule["domain"]) == {"sports_and_entertainment"}
+    assert ruled["settings"]["domains"].startswith("wikipedia_domain_rule_v")
     assert dict(zip(by_llm["page_title"], by_llm["domain"], strict=True)) == {
         title: {"Ana Lima": "culture_and_arts", "Bo Chen": "sports_and_entertainment"}.get(title, "others")
         for title in by_rule["page_title"]}
@@ -193,14 +187,7 @@ def test_why_the_model_gave_no_domain_is_counted_in_the_manifest(
     writer_server, _ = servers
     labels = {"Bo Chen": reply({"domain": "Cooking"}), "Cy Dorn": Step(content="Sports, I would say."),
               "Di Eze": Step(refusal="I cannot help with that.")}
-
-    def classify(request: dict[str, Any]) -> Step:
-        first = request["messages"][0]["content"]
-        return labels.get(_title_in({"messages": [{"content": first}]}, r"Wikipedia page \[(.+?)\]"),
-                          reply({"domain": "Others"}))
-
-    writer_server.default = classify
-    model = LLM(LLMSettings.build(base_url=writer_server.url, model="writer-7b", timeout=5.0, repairs=0))
+    model = _labeller(writer_server, labels)
     run(export, tmp_path / "llm", WINDOW, domains=LLMDomains(model))
     questions = pl.read_parquet(tmp_path / "llm" / "questions.parquet")
     domains = dict(zip(questions["page_title"], questions["domain"], strict=True))
@@ -211,3 +198,14 @@ def test_why_the_model_gave_no_domain_is_counted_in_the_manifest(
         "domains_by_rule_wrong_shape": 1, "domains_by_rule_malformed_json": 1, "domains_by_rule_refused": 1}
     funnel = list(counts)  # each reason under the count it splits, where the funnel reads top to bottom
     assert funnel.index("domains_by_rule") < funnel.index("domains_by_rule_wrong_shape") < funnel.index("questions")
+
+
+def _labeller(server: ScriptedLLM, labels: dict[str, Step]) -> LLM:
+    """The domain model, answering each page's classification as `labels` says, and "Others" for the rest."""
+    def classify(request: dict[str, Any]) -> Step:
+        first = request["messages"][0]["content"]
+        return labels.get(_title_in({"messages": [{"content": first}]}, r"Wikipedia page \[(.+?)\]"),
+                          reply({"domain": "Others"}))
+
+    server.default = classify
+    return LLM(LLMSettings.build(base_url=server.url, model="writer-7b", timeout=5.0, repairs=0))
