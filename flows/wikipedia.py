@@ -1,6 +1,6 @@
 """The Wikipedia flow: a dump or the Action API and a window in, checked questions about infobox changes out.
 
-One task per stage, as the Wikidata flow has: the pages read (network or dump) and parsed into changes, the
+One task per stage, as the Wikidata flow has: the pages fetched (the network), parsed into changes, the
 questions written, the questions checked, then labels and outputs; each retries on its own, and an LLM
 stage retried pays only for what its cache does not hold.
 """
@@ -26,8 +26,13 @@ def check_inputs(source: options.Source, settings: options.Settings) -> None:
 
 
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
-def read_changes(source: options.Source, workdir: Path, settings: options.Settings) -> Path:
-    return pipeline.read_changes(source, workdir, settings)
+def fetch_pages(source: options.Source, workdir: Path, settings: options.Settings) -> Path:
+    return pipeline.fetch_pages(source, workdir, settings)
+
+
+@task(cache_policy=NONE)
+def read_changes(pages: Path, workdir: Path, settings: options.Settings, where: str) -> Path:
+    return pipeline.read_changes(pages, workdir, settings, where=where)
 
 
 # The model's key is read inside each task, never passed in: task inputs feed cache keys and flow parameters
@@ -79,7 +84,8 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     check_inputs(source, settings)
-    units = read_changes(source, workdir, settings)
+    pages = fetch_pages(source, workdir, settings)
+    units = read_changes(pages, workdir, settings, pipeline.origin(source))
     written = write_questions(units, workdir, settings, llm_secret_block)
     checked = check_questions(written, workdir, settings, llm_secret_block)
     manifest = write_outputs(source, checked, workdir, out_dir, settings, llm_secret_block)

@@ -235,7 +235,7 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     questions = pl.read_parquet(out / "questions.parquet")
     assert questions.height == manifest["counts"]["questions"] > 0
     assert set(questions["as_of"]) == {world.end}
-    stages = {"check_inputs", "read_changes", "write_questions", "check_questions", "write_outputs"}
+    stages = {"check_inputs", "fetch_pages", "read_changes", "write_questions", "check_questions", "write_outputs"}
     assert stages <= task_names(state, stages), "each stage in a task of its own"
     artifacts = artifacts_of(state)
     funnel = table(artifacts["wikipedia-funnel"])
@@ -261,7 +261,7 @@ def test_wikipedia_flow_fails_before_any_work_on_bad_input(wikipedia_run: tuple[
         given.pop("dump")
     state = wikipedia_flow(out=str(tmp_path / "out"), return_state=True, **given)
     assert state.is_failed() and says in (state.message or "")
-    assert "read_changes" not in task_names(state, set(), wait=0)
+    assert "fetch_pages" not in task_names(state, set(), wait=0)
     assert not (tmp_path / "out").exists()
 
 

@@ -12,20 +12,24 @@ import socket
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.mwapi import (Fault, MediaWikiDouble, api_error, html_page, is_listing, maxlag, revisions_of,
                          throttled)
 from tests.wikiworld import TEMPLATES, WikiPage, World, base36_sha1, make_world, value_at, write_export
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, is_transient
 from timelyqa.sources import get
 from timelyqa.stages import Rejects
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, is_transient
 from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.api import ApiReader, answer_at, page_history, pages, recent_pages, revision_at
 from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.dump import DumpReader
 from timelyqa.wikipedia.history import read_history
+from timelyqa.wikipedia.options import Settings
+from timelyqa.wikipedia.pipeline import fetch_pages, read_changes
 
 UA = "timelyqa-tests/0.1 (https://example.org/timelyqa; tests@example.org)"
 
@@ -382,3 +386,19 @@ def test_answer_at_gives_the_infobox_value_of_that_date(world: World) -> None:
                     assert answer_at(api, rule, when) == value_at(page, key, when), (page.title, key, when)
                     checked += 1
     assert checked > 100
+
+
+def test_fetched_pages_are_parsed_without_the_network_into_the_changes_a_dump_gives(world: World,
+                                                                                     tmp_path: Path) -> None:
+    """Fetching is the one stage that asks the wiki: what it wrote is parsed after the wiki is gone, and gives the
+    changes the same pages give when read from a dump."""
+    settings = Settings(start=world.start, end=world.end, horizon_days=world.horizon.days)
+    with MediaWikiDouble(world.pages) as wiki:
+        fetched = fetch_pages(ApiSettings(endpoint=wiki.endpoint, user_agent=UA), tmp_path / "api", settings)
+        asked = len(wiki.requests)
+    assert asked > 0 and fetched == tmp_path / "api" / "pages.xml.gz"
+    from_api = pl.read_parquet(read_changes(fetched, tmp_path / "api", settings, where="api"))
+    dump = write_export(world.pages, tmp_path / "history.xml")
+    from_dump = pl.read_parquet(read_changes(dump, tmp_path / "dump", settings, where="api"))
+    assert from_api.height > 10
+    assert from_api.drop("url", "evidence").equals(from_dump.drop("url", "evidence"))

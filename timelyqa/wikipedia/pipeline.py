@@ -1,11 +1,12 @@
 """The Wikipedia source end to end: a dump or the Action API and a window in; questions, rejects, manifest out.
 
-DailyQA's pipeline in four stages, each reading and writing files in the run's work folder so that the
+DailyQA's pipeline in five stages, each reading and writing files in the run's work folder so that the
 CLI and the Prefect flow run the same stages and a flow retries one without redoing the others:
-`read_changes` streams each page's history once (from a dump or the API) to its one chosen change with
-its answer re-derived and its labels; `write_questions` puts a question to each (template or LLM) and
-checks its text; `check_questions` has the checker answer each from the page; `finish` labels domains
-(by rule or LLM), applies the per-domain cap and writes the outputs through the stage writer.
+`fetch_pages` is the network (the API's answers written as an export; a dump is used as it is);
+`read_changes` streams each page's history once to its one chosen change with its answer re-derived and
+its labels; `write_questions` puts a question to each (template or LLM) and checks its text;
+`check_questions` has the checker answer each from the page; `finish` labels domains (by rule or LLM),
+applies the per-domain cap and writes the outputs through the stage writer.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from timelyqa.wikipedia.api import ApiReader
 from timelyqa.wikipedia.apiclient import ApiSettings
 from timelyqa.wikipedia.changes import page_changes
 from timelyqa.wikipedia.dump import DumpReader, check_dump
+from timelyqa.wikipedia.export import write_export
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source
@@ -39,7 +41,7 @@ from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer,
 
 Progress = Callable[[str, int, int], None]
 
-UNITS, WRITTEN, CHECKED = "units.parquet", "written.parquet", "checked.parquet"
+PAGES, UNITS, WRITTEN, CHECKED = "pages.xml.gz", "units.parquet", "written.parquet", "checked.parquet"
 UNIT_SCHEMA = pl.Schema({
     "title": pl.String(), "url": pl.String(), "key": pl.String(), "value": pl.String(), "infobox": pl.String(),
     "first_paragraph": pl.String(), "rule": pl.String(), "where": pl.String(), "page_id": pl.Int64(),
@@ -63,12 +65,39 @@ def open_source(source: Source, settings: Settings) -> DumpReader | ApiReader:
     return DumpReader(Path(source))
 
 
-def read_changes(source: Source, workdir: Path, settings: Settings, *, progress: Progress | None = None) -> Path:
-    """One streamed pass over the pages: each changed page's one chosen change, its answer re-derived from the
-    revision it stands on, and its labels; every drop on the way kept with its reason."""
+def origin(source: Source) -> str:
+    """Where the pages were read, as records name it: the API's URL, or `dump:{file name}`."""
+    return source.endpoint if isinstance(source, ApiSettings) else f"dump:{Path(source).name}"
+
+
+def fetch_pages(source: Source, workdir: Path, settings: Settings) -> Path:
+    """The pages' histories on disk: a dump as it is, the API's answers for the window written as an export.
+
+    The network stage alone, so that a failure while parsing never asks the wiki again."""
     reader = open_source(source, settings)
+    if not isinstance(reader, ApiReader):
+        return Path(source)  # type: ignore[arg-type]
     ledger = _ledger(workdir)
-    where = source.endpoint if isinstance(source, ApiSettings) else f"dump:{Path(source).name}"
+    with ledger.timed("fetch"):
+        path = workdir / PAGES
+        write_export(reader, path, wiki_url=reader.wiki_url)
+    # Pages read and their revisions are counted once, when the export is parsed.
+    for line in ("pages_listed", "pages_other_namespace"):
+        ledger.count(line, reader.counts[line])
+    ledger.reject_all(reader.rejected)
+    ledger.use(reader.usage)
+    ledger.save("fetch")
+    return path
+
+
+def read_changes(pages: Path, workdir: Path, settings: Settings, *, where: str,
+                 progress: Progress | None = None) -> Path:
+    """One streamed pass over an export: each changed page's one chosen change, its answer re-derived from the
+    revision it stands on, and its labels; every drop on the way kept with its reason. `where` names the
+    source in each record's verification."""
+    check_dump(pages)
+    reader = DumpReader(pages)
+    ledger = _ledger(workdir)
     rows = []
     with ledger.timed("read"):
         for n, page in enumerate(reader, start=1):
@@ -82,7 +111,6 @@ def read_changes(source: Source, workdir: Path, settings: Settings, *, progress:
     for line, n in reader.counts.items():
         ledger.count(line, n)
     ledger.reject_all(reader.rejected)
-    ledger.use(getattr(reader, "usage", {}))
     path = workdir / UNITS
     write_parquet(pl.DataFrame(rows, schema=UNIT_SCHEMA, orient="row"), path)
     ledger.save("read")
@@ -159,7 +187,8 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
     writer = writer or TemplateWriter()
     # The manifest states the writer that ran, whichever way it was chosen.
     settings = settings.model_copy(update={"generator": "llm" if writer.llms else "template"})
-    units = read_changes(source, workdir, settings, progress=progress)
+    pages = fetch_pages(source, workdir, settings)
+    units = read_changes(pages, workdir, settings, where=origin(source), progress=progress)
     written = write_questions(units, workdir, writer)
     checked = check_questions(written, workdir, writer)
     return finish(source, checked, workdir, out, settings, domains=domains)
