@@ -34,8 +34,8 @@ class SparqlReject(Reason):
 class ChangeReject(Reason):
     """Why a question that T1 answers rightly still tests nothing new."""
 
-    ANSWERABLE_BEFORE_CHANGE = ("answerable_before_change",
-                                "T0 already gives the same answer alone: a model trained before the change gets it right")
+    ANSWERABLE_BEFORE_CHANGE = ("answerable_before_change", "T0 already gives the same answer alone: a model "
+                                "trained before the change gets it right")
 
 
 @dataclass(frozen=True)
