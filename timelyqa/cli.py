@@ -186,6 +186,45 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
     release(sources=folders, out=out / "release", version=None, previous=None)
 
 
+crawl_app = typer.Typer(help="Crawls of websites (each in its own Scrapy process), into pages and a click graph.",
+                        no_args_is_help=True)
+app.add_typer(crawl_app, name="crawl")
+
+
+class Render(str, Enum):
+    never = "never"
+
+
+@crawl_app.command("site-tree")
+def crawl_site_tree(
+    roots: Annotated[list[str], typer.Option("--root", help="a root URL; repeat for several sites")],
+    out: Annotated[Path, typer.Option(help="folder for pages.parquet, links.parquet, crawl_stats.json")],
+    max_depth: Annotated[int, typer.Option(min=0, help="most clicks from a root")] = 4,
+    max_pages: Annotated[int, typer.Option(min=1, help="most pages requested in all")] = 1000,
+    allow_path: Annotated[list[str] | None, typer.Option(help="a regex a path must match; repeat for several")]
+    = None,
+    render: Annotated[Render, typer.Option(help="pages through Chromium: only `never` so far")] = Render.never,
+    fresh: Annotated[bool, typer.Option(help="fetch again rather than from the HTTP cache")] = False,
+) -> None:
+    """Breadth first from each root, on its own site only, every page at its exact click depth
+    (User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
+    import json
+
+    from spiders.run import check_roots, crawl, summary
+    from spiders.settings import user_agent
+
+    with _one_line_errors():
+        try:
+            agent = user_agent()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        check_roots(roots, user_agent=agent)
+        stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
+                                    "allow_paths": json.dumps(allow_path or []), "render": render.value},
+                      out, fresh=fresh)
+    typer.echo(f"{summary(stats)} in {out / 'pages.parquet'}")
+
+
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 

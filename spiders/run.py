@@ -1,0 +1,62 @@
+"""Run a crawl in its own process, as every caller does (the CLI, a Prefect task): Twisted's reactor cannot
+restart in one process and Playwright needs the asyncio one. Imports no Scrapy, so callers need not."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from spiders.settings import USER_AGENT_ENV, crawl_settings
+from timelyqa.errors import ConfigError, SourceContractError
+
+STATS = "crawl_stats.json"
+
+
+def check_roots(roots: list[str], *, user_agent: str, timeout: float = 10.0) -> None:
+    """Stop before any work when a root does not answer (any HTTP answer will do: robots.txt decides the rest)."""
+    if not roots:
+        raise ConfigError("give at least one --root URL")
+    for root in roots:
+        if not root.startswith(("http://", "https://")):
+            raise ConfigError(f"--root {root!r}: not an http(s) URL")
+        try:
+            httpx.head(root, headers={"User-Agent": user_agent}, timeout=timeout, follow_redirects=False)
+        except httpx.HTTPError as exc:
+            raise ConfigError(f"--root {root}: does not answer ({type(exc).__name__}: {exc})") from None
+
+
+def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> dict[str, Any]:
+    """`python -m scrapy crawl spider` with `args`, writing into `out`; its stats, or SourceContractError when it
+    fetched nothing (Scrapy exits 0 even then)."""
+    out = Path(out)
+    settings = crawl_settings(out, fresh=fresh)
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in ("pages.jsonl", "links.jsonl", STATS):
+        (out / stale).unlink(missing_ok=True)
+    command = [sys.executable, "-m", "scrapy", "crawl", spider, "--loglevel", "WARNING",
+               *(a for k, v in {**args, "out": str(out)}.items() for a in ("-a", f"{k}={v}")),
+               *(a for k, v in settings.items() for a in ("-s", f"{k}={v}"))]
+    env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings",
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if not (out / STATS).is_file():
+        tail = " ".join((proc.stderr or proc.stdout).split()[-40:])
+        raise SourceContractError(f"crawl {spider} wrote no stats (exit {proc.returncode}): {tail}")
+    stats: dict[str, Any] = json.loads((out / STATS).read_text(encoding="utf-8"))
+    if proc.returncode or not stats.get("pages"):
+        raise SourceContractError(f"crawl {spider} fetched nothing (exit {proc.returncode}): {summary(stats)}")
+    return stats
+
+
+def summary(stats: dict[str, Any]) -> str:
+    errors = ", ".join(f"{k} {v}" for k, v in stats.get("errors", {}).items()) or "no errors"
+    return f"{stats.get('pages', 0)} pages, {stats.get('bytes', 0)} bytes, {errors}"
+
+
+__all__ = ["USER_AGENT_ENV", "check_roots", "crawl", "summary"]

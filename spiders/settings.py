@@ -1,0 +1,61 @@
+"""Settings every crawl shares: polite and safe by construction (robots.txt, AutoThrottle, a User-Agent with a
+contact, size limits, no remote control or telnet), resumable and cached."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
+DEFAULT_USER_AGENT = "timelyqa-crawler/0.1 (+https://github.com/timelyqa/timelyqa; crawl@timelyqa.invalid)"
+"""Names the project and where to reach it; set TIMELYQA_CRAWL_USER_AGENT to your own name and contact."""
+_CONTACT = re.compile(r"@|https?://")
+
+BOT_NAME = "timelyqa"
+SPIDER_MODULES = ["spiders"]
+NEWSPIDER_MODULE = "spiders"
+
+ROBOTSTXT_OBEY = True
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 8
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 5 * 1024 * 1024  # a page over 5 MiB is no page a person reads: dropped as body_too_large
+DOWNLOAD_WARNSIZE = 0
+REDIRECT_MAX_TIMES = 5
+RETRY_TIMES = 1
+COOKIES_ENABLED = False
+TELNETCONSOLE_ENABLED = False  # a console that runs Python, on a port: never
+REMOTE_CONTROL_ENABLED = False  # Scrapy 2.19's HTTP server that runs Python sent to it: never
+HTTPCACHE_ENABLED = True  # re-runs are served from the cache unless asked fresh
+HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 429]
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+LOG_LEVEL = "INFO"
+
+DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50}
+ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
+
+
+def user_agent(environ: dict[str, str] | None = None) -> str:
+    """TIMELYQA_CRAWL_USER_AGENT, or the default naming the project; one without a contact is refused."""
+    value = (environ if environ is not None else os.environ).get(USER_AGENT_ENV) or DEFAULT_USER_AGENT
+    if not _CONTACT.search(value):
+        raise ValueError(f"{USER_AGENT_ENV}={value!r}: name a contact (an email address or a URL) in the User-Agent")
+    return value
+
+
+def crawl_settings(out: Path, *, fresh: bool = False, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The per-crawl settings: User-Agent, the job folder that makes it resumable and the HTTP cache's folder."""
+    return {
+        "USER_AGENT": user_agent(environ),
+        "JOBDIR": str(out / "job"),
+        "HTTPCACHE_DIR": str(out / "httpcache"),
+        "HTTPCACHE_ENABLED": not fresh,
+    }
+
+
+USER_AGENT = DEFAULT_USER_AGENT

@@ -1,0 +1,99 @@
+"""The crawl's output: pages and the click graph, appended as they come, written as parquet with final depths."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import IO, Any
+
+import polars as pl
+import trafilatura
+from scrapy import Spider
+from scrapy.crawler import Crawler
+
+from timelyqa.files import write_parquet, write_text
+
+PAGE_SCHEMA = pl.Schema({
+    "url": pl.String(), "final_url": pl.String(), "status": pl.Int64(), "depth": pl.Int64(), "parent": pl.String(),
+    "root_url": pl.String(), "title": pl.String(), "fetched_at": pl.String(), "sha256": pl.String(),
+    "rendered": pl.Boolean(), "render_reason": pl.String(), "markdown": pl.String(), "text": pl.String(),
+    "clickables": pl.List(pl.Struct({"href": pl.String(), "text": pl.String(), "kind": pl.String()})),
+    "error": pl.String(),
+})
+LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
+
+
+def extract(html: str | None, url: str) -> tuple[str | None, str | None]:
+    """The page's main content as markdown and as plain text (trafilatura, tables kept)."""
+    if not html:
+        return None, None
+    options = {"url": url, "include_tables": True, "include_comments": False, "fast": True}
+    return (trafilatura.extract(html, output_format="markdown", **options),
+            trafilatura.extract(html, output_format="txt", **options))
+
+
+class CrawlStore:
+    """An item pipeline: each page and link line is appended (and flushed) to JSONL as the crawl goes, so a killed
+    crawl keeps what it fetched; at the end pages.parquet, links.parquet and crawl_stats.json are written with each
+    page's final depth, its parent on the shortest path and its root."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.files: dict[str, IO[str]] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CrawlStore:
+        return cls(crawler)
+
+    def open_spider(self, spider: Spider) -> None:
+        out = Path(spider.out)  # type: ignore[attr-defined]
+        out.mkdir(parents=True, exist_ok=True)
+        self.files = {kind: (out / f"{kind}s.jsonl").open("a", encoding="utf-8") for kind in ("page", "link")}
+
+    def process_item(self, item: dict[str, Any], spider: Spider) -> dict[str, Any]:
+        if item["kind"] == "page":
+            markdown, text = extract(item.pop("html"), item["final_url"])
+            item = {**item, "markdown": markdown, "text": text}
+            self.crawler.stats.inc_value("pages/stored")
+        line = {k: v for k, v in item.items() if k != "kind"}
+        self.files[item["kind"]].write(json.dumps(line, ensure_ascii=False) + "\n")
+        self.files[item["kind"]].flush()
+        return item
+
+    def close_spider(self, spider: Spider) -> None:
+        for f in self.files.values():
+            f.close()
+        out = Path(spider.out)  # type: ignore[attr-defined]
+        pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+        rows = []
+        for page in {p["url"]: p for p in pages}.values():  # one row a page, the last attempt
+            key = page["url"]
+            rows.append({**{k: page.get(k) for k in PAGE_SCHEMA}, "depth": spider.depth.get(key),  # type: ignore
+                         "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})  # type: ignore
+        frame = pl.DataFrame(rows, schema=PAGE_SCHEMA, orient="row").sort("depth", "url")
+        write_parquet(frame, out / "pages.parquet")
+        links = [json.loads(line) for line in (out / "links.jsonl").read_text(encoding="utf-8").splitlines()]
+        write_parquet(pl.DataFrame([{"from": l["from"], "to": l["to"], "text": l["text"], "kind": l["link_kind"]}
+                                    for l in links], schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
+                      out / "links.parquet")
+        write_text(out / "crawl_stats.json", json.dumps(crawl_stats(frame, self.crawler.stats.get_stats()),
+                                                        indent=2, sort_keys=True, default=str))
+
+
+def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
+    """What a crawl did: pages, bytes, errors by reason, rendered pages, pages per depth, refused and bounded URLs."""
+    fetched = pages.filter(pl.col("error").is_null())
+    def by_prefix(prefix: str) -> dict[str, int]:
+        return {k.removeprefix(prefix): int(v) for k, v in sorted(stats.items()) if k.startswith(prefix)}
+    return {
+        "pages": fetched.height,
+        "requests": int(stats.get("downloader/request_count", 0)),
+        "bytes": int(stats.get("downloader/response_bytes", 0)),
+        "errors": dict(sorted(Counter(pages["error"].drop_nulls().to_list()).items())),
+        "rendered": int(pages["rendered"].sum()),
+        "pages_per_depth": {str(d): int(n) for d, n in fetched.group_by("depth").len().sort("depth").iter_rows()},
+        "refused": by_prefix("guard/"),
+        "bounded": by_prefix("traps/"),
+        "skipped": by_prefix("pages/skipped/"),
+    }
