@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model demo test check bench clean
+.PHONY: setup setup-test model browser demo test check bench clean
 
 setup: $(VENV)/.synced
 
@@ -43,7 +43,13 @@ demo: setup
 model: setup-test
 	$(VENV)/bin/python tests/smollm2.py fetch >/dev/null
 
-test: setup-test model
+# Chromium for the crawl tests that render pages: a configured or Playwright's own when there is one, else
+# Debian's (`playwright install` downloads from a CDN this machine cannot reach; apt needs root).
+browser: setup
+	$(VENV)/bin/python -c "from spiders.render import browser_path; raise SystemExit(browser_path() is None)" \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test: setup-test model browser
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,

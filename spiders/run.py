@@ -33,15 +33,19 @@ def check_roots(roots: list[str], *, user_agent: str, timeout: float = 10.0) -> 
 
 def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> dict[str, Any]:
     """`python -m scrapy crawl spider` with `args`, writing into `out`; its stats, or SourceContractError when it
-    fetched nothing (Scrapy exits 0 even then)."""
+    fetched nothing (Scrapy exits 0 even then). A wrong setting is a ConfigError before any work."""
     out = Path(out)
-    settings = crawl_settings(out, fresh=fresh)
+    try:
+        settings = crawl_settings(out, fresh=fresh, render=str(args.get("render", "never")))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("pages.jsonl", "links.jsonl", STATS):
         (out / stale).unlink(missing_ok=True)
     command = [sys.executable, "-m", "scrapy", "crawl", spider, "--loglevel", "WARNING",
                *(a for k, v in {**args, "out": str(out)}.items() for a in ("-a", f"{k}={v}")),
-               *(a for k, v in settings.items() for a in ("-s", f"{k}={v}"))]
+               *(a for k, v in settings.items()
+                 for a in ("-s", f"{k}={json.dumps(v) if isinstance(v, dict | list) else v}"))]
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings",
            "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False)

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from spiders.render import CHROMIUM_ENV, SYSTEM_CHROMIUM, browser_path, playwright_settings
+
 USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
 DEFAULT_USER_AGENT = "timelyqa-crawler/0.1 (+https://github.com/timelyqa/timelyqa; crawl@timelyqa.invalid)"
 """Names the project and where to reach it; set TIMELYQA_CRAWL_USER_AGENT to your own name and contact."""
@@ -48,14 +50,23 @@ def user_agent(environ: dict[str, str] | None = None) -> str:
     return value
 
 
-def crawl_settings(out: Path, *, fresh: bool = False, environ: dict[str, str] | None = None) -> dict[str, Any]:
-    """The per-crawl settings: User-Agent, the job folder that makes it resumable and the HTTP cache's folder."""
-    return {
+def crawl_settings(out: Path, *, fresh: bool = False, render: str = "never", chromium: str | None = None,
+                   environ: dict[str, str] | None = None) -> dict[str, Any]:
+    """The per-crawl settings: User-Agent, the job folder that makes it resumable, the HTTP cache's folder, and
+    Chromium when pages may be rendered (ValueError, saying where it was looked for, when there is none)."""
+    settings: dict[str, Any] = {
         "USER_AGENT": user_agent(environ),
         "JOBDIR": str(out / "job"),
         "HTTPCACHE_DIR": str(out / "httpcache"),
         "HTTPCACHE_ENABLED": not fresh,
     }
+    if render != "never":
+        path = browser_path(chromium, environ)
+        if path is None:
+            raise ValueError(f"--render {render} needs Chromium: none at {CHROMIUM_ENV}, in Playwright's browsers "
+                             f"(`playwright install chromium`) or at {SYSTEM_CHROMIUM}")
+        settings |= playwright_settings(path)
+    return settings
 
 
 USER_AGENT = DEFAULT_USER_AGENT

@@ -20,10 +20,13 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
-from spiders.clickables import clickables
+from spiders import render as rendering
+from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
+
+RENDERS = ("never", "always", "auto")
 
 
 ERROR_STATUSES = list(range(400, 600))
@@ -39,6 +42,8 @@ class SiteTreeSpider(Spider):
         self.roots = [canonical(r) for r in json.loads(roots)]
         self.out = out
         self.max_depth, self.max_pages = int(max_depth), int(max_pages)
+        if render not in RENDERS:
+            raise ValueError(f"render={render!r}: one of {', '.join(RENDERS)}")
         self.render = render
         self.page_timeout = float(page_timeout)
         self.guard = HostGuard.of(self.roots, allow_paths=json.loads(allow_paths))
@@ -49,6 +54,7 @@ class SiteTreeSpider(Spider):
         self.links: dict[str, list[str]] = {}  # fetched page -> the pages it links to (canonical)
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
+        rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load, too
 
     async def start(self) -> Any:
         for root in self.roots:
@@ -61,7 +67,45 @@ class SiteTreeSpider(Spider):
         if final != key:
             self.alias.setdefault(final, key)
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
-        found = clickables(html, response.url) if html is not None and response.status < 400 else []
+        rendered = bool(response.meta.get("playwright"))
+        reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
+        if html is not None and not rendered and self.render == "auto" and response.status < 400:
+            needed = rendering.render_reason(html)
+            if needed is not None:
+                yield self._render(response, key, needed, html)
+                return
+            reason = rendering.quiet_reason(html)
+        yield from self._page(response, key, html, rendered=rendered, reason=reason)
+
+    def render_failed(self, failure: Failure) -> Iterator[Any]:
+        """Chromium could not give the page (its scripts never settle, say): the page as served stands, with why."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        # Playwright's TimeoutError here is the wait for the network to go quiet: the page's scripts never settle.
+        why = "scripts_never_settle" if type(failure.value).__name__ == "TimeoutError" else failure_reason(failure)
+        self.crawler.stats.inc_value(f"render/failed/{why}")
+        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
+                              status=request.meta["static_status"], request=request)
+        yield from self._page(static, request.meta["key"], request.meta["static_html"], rendered=False,
+                              reason=f"render_failed_{why}")
+
+    def _render(self, response: Response, key: str, reason: str, html: str) -> Request:
+        from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
+
+        self.crawler.stats.inc_value(f"render/{reason}")
+        return Request(response.url, callback=self.parse, errback=self.render_failed, dont_filter=True,
+                       priority=-self.depth[key] + 1,
+                       meta={"key": key, "playwright": True, "render_reason": reason, "dont_cache": True,
+                             "playwright_page_methods": [PageMethod("wait_for_load_state", "networkidle",
+                                                                    timeout=rendering.SETTLE_MS)],
+                             "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
+                             "static_status": response.status, "handle_httpstatus_list": ERROR_STATUSES,
+                             "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
+
+    def _page(self, response: Response, key: str, html: str | None, *, rendered: bool, reason: str
+              ) -> Iterator[Any]:
+        served = response.meta.get("static_hrefs")
+        found = (clickables(html, response.url, static_hrefs=frozenset(served) if served is not None else None)
+                 if html is not None and response.status < 400 else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
@@ -69,7 +113,7 @@ class SiteTreeSpider(Spider):
         yield {"kind": "page", "url": key, "final_url": response.url, "status": response.status,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "title": _title(response) if html is not None else None, "html": html, "error": error,
-               "rendered": False, "render_reason": "render_never",
+               "rendered": rendered, "render_reason": reason,
                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         for c in found:
             yield {"kind": "link", "from": key, "to": c.href, "text": c.text, "link_kind": c.kind}
@@ -91,7 +135,7 @@ class SiteTreeSpider(Spider):
         self.links[key] = []
         yield {"kind": "page", "url": key, "final_url": request.url, "status": None,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "title": None, "html": None,
-               "error": reason, "rendered": False, "render_reason": "render_never", "clickables": []}
+               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""
@@ -122,9 +166,14 @@ class SiteTreeSpider(Spider):
             stats.inc_value("budget/max_pages")
             return None
         self.requested.add(url)
-        return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url],
-                       meta={"key": url, "handle_httpstatus_list": ERROR_STATUSES,
-                             "download_timeout": self.page_timeout})
+        meta: dict[str, Any] = {"key": url, "handle_httpstatus_list": ERROR_STATUSES,
+                                "download_timeout": self.page_timeout}
+        if self.render == "always":
+            from scrapy_playwright.page import PageMethod  # noqa: PLC0415
+
+            meta |= {"playwright": True, "playwright_page_methods": [
+                PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
+        return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta)
 
 
 def _is_html(response: TextResponse) -> bool:

@@ -192,7 +192,9 @@ app.add_typer(crawl_app, name="crawl")
 
 
 class Render(str, Enum):
+    auto = "auto"
     never = "never"
+    always = "always"
 
 
 @crawl_app.command("site-tree")
@@ -203,7 +205,8 @@ def crawl_site_tree(
     max_pages: Annotated[int, typer.Option(min=1, help="most pages requested in all")] = 1000,
     allow_path: Annotated[list[str] | None, typer.Option(help="a regex a path must match; repeat for several")]
     = None,
-    render: Annotated[Render, typer.Option(help="pages through Chromium: only `never` so far")] = Render.never,
+    render: Annotated[Render, typer.Option(help="pages through Chromium: `auto` when the page as served shows "
+                                           "scripts build what it shows (see spiders/render.py)")] = Render.auto,
     fresh: Annotated[bool, typer.Option(help="fetch again rather than from the HTTP cache")] = False,
 ) -> None:
     """Breadth first from each root, on its own site only, every page at its exact click depth

@@ -1,0 +1,98 @@
+"""When a page goes through Chromium, and how: the browser found, the `auto` rule written down, the guard kept.
+
+The `auto` rule. A page is rendered when its HTML as served has a script and one of these holds, checked in
+this order; the first that holds is the page's `render_reason`:
+
+1. `script_builds_dom`: an inline script creates or writes elements (createElement, appendChild, innerHTML,
+   insertAdjacentHTML, document.write) or loads data for the page (fetch, XMLHttpRequest);
+2. `empty_mount_point`: an element a script names (getElementById, querySelector('#...')), or one whose id
+   is a usual mount point (app, root, menu, nav, content, main), is empty as served;
+3. `app_shell`: the page shows less than 200 characters of text as served.
+
+Otherwise the page is not rendered, and says why: `no_script`, or `scripts_change_nothing_seen`. With
+`--render always` every page is rendered (`render_always`); with `never` none is (`render_never`).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from parsel import Selector
+
+CHROMIUM_ENV = "TIMELYQA_CHROMIUM"
+SYSTEM_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+"""Flags that let Chromium run as root in a container and keep it from calling home (the network is closed)."""
+SETTLE_MS = 5_000
+"""How long a page's scripts may keep the network busy before the page is taken as it stands."""
+
+_BUILDS = re.compile(r"createElement|appendChild|innerHTML|insertAdjacentHTML|document\.write|fetch\(|"
+                     r"XMLHttpRequest")
+_NAMED = re.compile(r"""getElementById\(\s*['"]([\w-]+)['"]|querySelector(?:All)?\(\s*['"]#([\w-]+)""")
+_MOUNTS = frozenset({"app", "root", "menu", "nav", "content", "main"})
+_SHELL_CHARS = 200
+
+
+def browser_path(configured: str | None = None, environ: dict[str, str] | None = None) -> str | None:
+    """Chromium in this order: a configured path (or TIMELYQA_CHROMIUM), Playwright's own, the system's."""
+    env = os.environ if environ is None else environ
+    wanted = configured or env.get(CHROMIUM_ENV)
+    if wanted:
+        return wanted if Path(wanted).is_file() else None
+    cache = env.get("PLAYWRIGHT_BROWSERS_PATH") or str(Path.home() / ".cache" / "ms-playwright")
+    own = sorted(glob.glob(f"{cache}/chromium-*/chrome-linux*/chrome"))
+    if own:
+        return own[-1]
+    return SYSTEM_CHROMIUM if Path(SYSTEM_CHROMIUM).is_file() else None
+
+
+def render_reason(html: str) -> str | None:
+    """Why the page as served needs rendering (the rule above), or None when it does not."""
+    page = Selector(text=html)
+    scripts = page.xpath("//script")
+    if not scripts:
+        return None
+    inline = " ".join(s.xpath("string(.)").get() or "" for s in scripts)
+    if _BUILDS.search(inline):
+        return "script_builds_dom"
+    named = {a or b for a, b in _NAMED.findall(inline)} | _MOUNTS
+    for node in page.xpath("//*[@id]"):
+        if node.attrib["id"] in named and not node.xpath("./*") and not (node.xpath("string(.)").get() or "").strip():
+            return "empty_mount_point"
+    text = " ".join(page.xpath("//body//text()[not(ancestor::script) and not(ancestor::style)]").getall())
+    return "app_shell" if len(" ".join(text.split())) < _SHELL_CHARS else None
+
+
+def quiet_reason(html: str) -> str:
+    """Why a page that `render_reason` passes over is taken as served."""
+    return "no_script" if not Selector(text=html).xpath("//script") else "scripts_change_nothing_seen"
+
+
+def playwright_settings(path: str) -> dict[str, Any]:
+    """scrapy-playwright for the requests that ask for it (`meta["playwright"]`); the rest keep Scrapy's handler."""
+    handler = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
+    return {
+        "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
+        "PLAYWRIGHT_BROWSER_TYPE": "chromium",
+        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": path, "headless": True, "args": CHROMIUM_ARGS},
+        "PLAYWRIGHT_ABORT_REQUEST": "spiders.render.abort_request",
+        "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
+    }
+
+
+ALLOWED: set[str] = set()
+"""host:port the browser may load from, set by the spider when it starts (one crawl per process)."""
+_HEAVY = frozenset({"image", "media", "font"})
+
+
+def abort_request(request: Any) -> bool:
+    """Chromium's own requests pass the same guard as Scrapy's: nothing off the allowed hosts, and no images,
+    media or fonts (a page's links and text do not need them)."""
+    from spiders.guard import netloc  # noqa: PLC0415 - keeps this module free of Scrapy for the runner
+
+    return request.resource_type in _HEAVY or netloc(request.url) not in ALLOWED
