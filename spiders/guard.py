@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from urllib.parse import urlsplit
 
-from scrapy import Request, Spider
+from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
+
+from spiders.urls import netloc
 
 
 class Refusal(StrEnum):
@@ -21,13 +23,6 @@ class Refusal(StrEnum):
     PATH_NOT_ALLOWED = "path_not_allowed"  # on the site, outside the allowed paths
     PRIVATE_ADDRESS = "private_address"  # a loopback, private or link-local address nobody named
     NOT_HTTP = "not_http"  # mailto:, javascript:, ftp: ...
-
-
-def netloc(url: str) -> str:
-    """host:port with the scheme's default port made explicit: `http://a.org/` and `http://a.org:80/` are one site."""
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
-    return f"{(parts.hostname or '').lower()}:{port}"
 
 
 def _is_private(host: str) -> bool:
@@ -84,14 +79,15 @@ class GuardMiddleware:
     allowed hosts. A spider names its guard as `spider.guard`; refusals are counted in `guard/<reason>`."""
 
     def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
         self.stats = crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> GuardMiddleware:
         return cls(crawler)
 
-    def process_request(self, request: Request, spider: Spider) -> None:
-        guard: HostGuard | None = getattr(spider, "guard", None)
+    def process_request(self, request: Request) -> None:
+        guard: HostGuard | None = getattr(self.crawler.spider, "guard", None)
         if guard is None:
             return
         if request.url.endswith("/robots.txt") and netloc(request.url) in guard.hosts:

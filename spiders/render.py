@@ -23,6 +23,8 @@ from typing import Any
 
 from parsel import Selector
 
+from spiders.urls import netloc
+
 CHROMIUM_ENV = "TIMELYQA_CHROMIUM"
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -93,6 +95,4 @@ _HEAVY = frozenset({"image", "media", "font"})
 def abort_request(request: Any) -> bool:
     """Chromium's own requests pass the same guard as Scrapy's: nothing off the allowed hosts, and no images,
     media or fonts (a page's links and text do not need them)."""
-    from spiders.guard import netloc  # noqa: PLC0415 - keeps this module free of Scrapy for the runner
-
     return request.resource_type in _HEAVY or netloc(request.url) not in ALLOWED

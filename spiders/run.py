@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,24 +32,35 @@ def check_roots(roots: list[str], *, user_agent: str, timeout: float = 10.0) -> 
             raise ConfigError(f"--root {root}: does not answer ({type(exc).__name__}: {exc})") from None
 
 
-def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> dict[str, Any]:
-    """`python -m scrapy crawl spider` with `args`, writing into `out`; its stats, or SourceContractError when it
-    fetched nothing (Scrapy exits 0 even then). A wrong setting is a ConfigError before any work."""
+def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment of one crawl; a wrong setting is a ConfigError before any work. Starting
+    it where a crawl was killed resumes that crawl; where one finished, starts afresh (the HTTP cache stays)."""
     out = Path(out)
     try:
         settings = crawl_settings(out, fresh=fresh, render=str(args.get("render", "never")))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     out.mkdir(parents=True, exist_ok=True)
-    for stale in ("pages.jsonl", "links.jsonl", STATS):
-        (out / stale).unlink(missing_ok=True)
-    command = [sys.executable, "-m", "scrapy", "crawl", spider, "--loglevel", "WARNING",
-               *(a for k, v in {**args, "out": str(out)}.items() for a in ("-a", f"{k}={v}")),
-               *(a for k, v in settings.items()
-                 for a in ("-s", f"{k}={json.dumps(v) if isinstance(v, dict | list) else v}"))]
+    if (out / STATS).is_file():
+        for done in ("pages.jsonl", "links.jsonl", STATS):
+            (out / done).unlink(missing_ok=True)
+        shutil.rmtree(out / "job", ignore_errors=True)
+    argv = [sys.executable, "-m", "scrapy", "crawl", spider, "--loglevel", "WARNING",
+            *(a for k, v in {**args, "out": str(out)}.items() for a in ("-a", f"{k}={v}")),
+            *(a for k, v in settings.items()
+              for a in ("-s", f"{k}={json.dumps(v) if isinstance(v, dict | list) else v}"))]
+    root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings",
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+           "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    return argv, env
+
+
+def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> dict[str, Any]:
+    """Run one crawl to its end; its stats, or SourceContractError when it fetched nothing (Scrapy exits 0 even
+    then)."""
+    argv, env = command(spider, args, out, fresh=fresh)
+    proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    out = Path(out)
     if not (out / STATS).is_file():
         tail = " ".join((proc.stderr or proc.stdout).split()[-40:])
         raise SourceContractError(f"crawl {spider} wrote no stats (exit {proc.returncode}): {tail}")
@@ -63,4 +75,4 @@ def summary(stats: dict[str, Any]) -> str:
     return f"{stats.get('pages', 0)} pages, {stats.get('bytes', 0)} bytes, {errors}"
 
 
-__all__ = ["USER_AGENT_ENV", "check_roots", "crawl", "summary"]
+__all__ = ["USER_AGENT_ENV", "check_roots", "command", "crawl", "summary"]

@@ -38,7 +38,7 @@ HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 429]
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 LOG_LEVEL = "INFO"
 
-DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50}
+DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60}
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
 
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from scrapy import Request, Spider
@@ -27,6 +28,8 @@ from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
 
 RENDERS = ("never", "always", "auto")
+JOURNAL = "pages.jsonl"
+"""The crawl's journal: one line a page, appended and flushed as the page comes in (spiders/store.py)."""
 
 
 ERROR_STATUSES = list(range(400, 600))
@@ -37,7 +40,8 @@ class SiteTreeSpider(Spider):
     name = "site_tree"
 
     def __init__(self, roots: str, out: str, max_depth: str = "4", max_pages: str = "1000",
-                 allow_paths: str = "[]", render: str = "never", page_timeout: str = "30", **kwargs: Any) -> None:
+                 allow_paths: str = "[]", render: str = "never", page_timeout: str = "30",
+                 pattern_budget: str = "500", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.roots = [canonical(r) for r in json.loads(roots)]
         self.out = out
@@ -47,19 +51,39 @@ class SiteTreeSpider(Spider):
         self.render = render
         self.page_timeout = float(page_timeout)
         self.guard = HostGuard.of(self.roots, allow_paths=json.loads(allow_paths))
-        self.traps = TrapBounds()
+        self.traps = TrapBounds(pattern_budget=int(pattern_budget))
         self.depth: dict[str, int] = {}
         self.parent: dict[str, str | None] = {}
         self.root_of: dict[str, str] = {}
         self.links: dict[str, list[str]] = {}  # fetched page -> the pages it links to (canonical)
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
+        self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
         rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load, too
 
     async def start(self) -> Any:
+        self._replay(Path(self.out) / JOURNAL)
         for root in self.roots:
             for request in self._reach(root, 0, None, root):
                 yield request
+
+    def _replay(self, journal: Path) -> None:
+        """A crawl started again over a killed one: the pages its journal holds are in, with their links, so
+        depths are found again over them and only the pages not yet in are asked for."""
+        if not journal.is_file():
+            return
+        for line in journal.read_text(encoding="utf-8").splitlines():
+            try:
+                page = json.loads(line)
+            except json.JSONDecodeError:  # the line the kill cut short: that page is asked for again
+                continue
+            key = page["url"]
+            self.fetched.add(key)
+            self.requested.add(key)
+            if (final := canonical(page["final_url"])) != key:
+                self.alias.setdefault(final, key)
+            self.links[key] = [canonical(c["href"]) for c in page["clickables"] if is_crawlable(c["href"])]
+        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
 
     def parse(self, response: Response) -> Iterator[Any]:
         key = response.meta["key"]
@@ -107,6 +131,7 @@ class SiteTreeSpider(Spider):
         found = (clickables(html, response.url, static_hrefs=frozenset(served) if served is not None else None)
                  if html is not None and response.status < 400 else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
+        self.fetched.add(key)
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
             error = "not_html"
@@ -133,6 +158,7 @@ class SiteTreeSpider(Spider):
                 reason = f"redirect_{reason}"
         self.crawler.stats.inc_value(f"pages/error/{reason}")
         self.links[key] = []
+        self.fetched.add(key)
         yield {"kind": "page", "url": key, "final_url": request.url, "status": None,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "title": None, "html": None,
                "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
@@ -173,7 +199,10 @@ class SiteTreeSpider(Spider):
 
             meta |= {"playwright": True, "playwright_page_methods": [
                 PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
-        return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta)
+        # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
+        # keeps every page to one first request).
+        return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta,
+                       dont_filter=True)
 
 
 def _is_html(response: TextResponse) -> bool:

@@ -9,7 +9,6 @@ from typing import IO, Any
 
 import polars as pl
 import trafilatura
-from scrapy import Spider
 from scrapy.crawler import Crawler
 
 from timelyqa.files import write_parquet, write_text
@@ -46,12 +45,12 @@ class CrawlStore:
     def from_crawler(cls, crawler: Crawler) -> CrawlStore:
         return cls(crawler)
 
-    def open_spider(self, spider: Spider) -> None:
-        out = Path(spider.out)  # type: ignore[attr-defined]
+    def open_spider(self) -> None:
+        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
         out.mkdir(parents=True, exist_ok=True)
         self.files = {kind: (out / f"{kind}s.jsonl").open("a", encoding="utf-8") for kind in ("page", "link")}
 
-    def process_item(self, item: dict[str, Any], spider: Spider) -> dict[str, Any]:
+    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
         if item["kind"] == "page":
             markdown, text = extract(item.pop("html"), item["final_url"])
             item = {**item, "markdown": markdown, "text": text}
@@ -61,16 +60,17 @@ class CrawlStore:
         self.files[item["kind"]].flush()
         return item
 
-    def close_spider(self, spider: Spider) -> None:
+    def close_spider(self) -> None:
         for f in self.files.values():
             f.close()
-        out = Path(spider.out)  # type: ignore[attr-defined]
+        spider: Any = self.crawler.spider
+        out = Path(spider.out)
         pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
         rows = []
         for page in {p["url"]: p for p in pages}.values():  # one row a page, the last attempt
             key = page["url"]
-            rows.append({**{k: page.get(k) for k in PAGE_SCHEMA}, "depth": spider.depth.get(key),  # type: ignore
-                         "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})  # type: ignore
+            rows.append({**{k: page.get(k) for k in PAGE_SCHEMA}, "depth": spider.depth.get(key),
+                         "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
         frame = pl.DataFrame(rows, schema=PAGE_SCHEMA, orient="row").sort("depth", "url")
         write_parquet(frame, out / "pages.parquet")
         links = [json.loads(line) for line in (out / "links.jsonl").read_text(encoding="utf-8").splitlines()]

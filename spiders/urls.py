@@ -29,6 +29,13 @@ _DATE = re.compile(r"(?<!\d)(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])(?!\d)")
 _DATE_KEYS = frozenset({"date", "day", "week", "month", "year"})
 
 
+def netloc(url: str) -> str:
+    """host:port with the scheme's default port made explicit: `http://a.org/` and `http://a.org:80/` are one site."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
+    return f"{(parts.hostname or '').lower()}:{port}"
+
+
 def is_crawlable(url: str) -> bool:
     """True for an http(s) URL with a host: mailto:, javascript:, tel: and data: have no page to fetch."""
     try:

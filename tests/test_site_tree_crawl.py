@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -15,8 +17,8 @@ from urllib.parse import urlsplit
 import polars as pl
 import pytest
 
-from spiders.run import crawl
-from tests.sites import Page, Site, SiteServer, conference_site, reachable
+from spiders.run import command, crawl
+from tests.sites import Page, Site, SiteServer, conference_site, reachable, tree_site
 from timelyqa.errors import SourceContractError
 
 pytestmark = pytest.mark.slow  # each test starts Scrapy in a process of its own
@@ -138,3 +140,31 @@ def test_a_bad_root_or_setting_stops_before_any_work(tmp_path: Path, args: list[
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", ""), **env})
     assert proc.returncode == 2 and says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_a_crawl_killed_and_started_again_loses_no_page_and_fetches_none_twice(tmp_path: Path) -> None:
+    site = tree_site(400, fanout=6)
+    out = tmp_path / "out"
+    with SiteServer(site) as server:
+        args = {"roots": json.dumps([server.url + "/"]), "max_depth": 4, "max_pages": 1000, "pattern_budget": 1000}
+        argv, env = command("site_tree", args, out)
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        journal = out / "pages.jsonl"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if journal.is_file() and journal.read_text().count("\n") >= 60:
+                proc.send_signal(signal.SIGKILL)  # no clean stop: nothing gets to save its state
+                break
+            time.sleep(0.05)
+        proc.wait(timeout=30)
+        assert proc.returncode == -signal.SIGKILL, "the crawl was killed mid-way"
+        assert not (out / "crawl_stats.json").exists()
+        kept = {path_of(json.loads(line)["url"]) for line in journal.read_text().splitlines() if line.endswith("}")}
+        before = len(server.requests)
+        crawl("site_tree", args, out)
+        again = [p for p in server.requests[before:] if p != "/robots.txt"]
+    want = reachable(site, max_depth=4)
+    assert len(kept) >= 60 and not kept & set(again), "no page the killed crawl had is asked for again"
+    assert Counter(again)["/"] == 0 and max(Counter(again).values()) == 1
+    pages = pl.read_parquet(out / "pages.parquet")
+    assert {path_of(u): d for u, d in zip(pages["url"], pages["depth"], strict=True)} == want, "none lost"
