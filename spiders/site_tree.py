@@ -99,6 +99,8 @@ class SiteTreeSpider(Spider):
                 yield self._render(response, key, needed, html)
                 return
             reason = rendering.quiet_reason(html)
+        if html is None and not rendered:
+            reason = "not_html"
         yield from self._page(response, key, html, rendered=rendered, reason=reason)
 
     def render_failed(self, failure: Failure) -> Iterator[Any]:

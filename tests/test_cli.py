@@ -142,11 +142,11 @@ def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subpr
 
 def test_the_demo_inputs_are_what_their_scripts_write(tmp_path: Path) -> None:
     """data/demo is made by scripts; a hand edit to a file, or a script changed without running it, shows here."""
-    for script in ("make_demo_dumps.py", "make_demo_wiki.py"):
+    for script in ("make_demo_dumps.py", "make_demo_wiki.py", "make_demo_site.py"):
         subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(tmp_path)], check=True,
                        capture_output=True, timeout=120)
-    made = sorted(p.name for p in tmp_path.iterdir())
-    assert made == sorted(p.name for p in DEMO.iterdir())
+    made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert made == sorted(str(p.relative_to(DEMO)) for p in DEMO.rglob("*") if p.is_file())
     for name in made:
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
 
