@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 
 import polars as pl
 import pytest
@@ -18,6 +19,7 @@ from timelyqa.site_tree.facts import FACT_DTYPE, FACTS_PARSER, Fact, extract_fac
 from timelyqa.site_tree.questions import (FUNNEL, MULTI_GENERATOR, SINGLE_GENERATOR, QuestionReject, Written,
                                           golden_path, write_questions)
 from timelyqa.site_tree.record import SiteTreeRecord
+from timelyqa.site_tree.refresh import recheck
 from timelyqa.stages import Dropped
 
 BASE = "http://127.0.0.1:8765"
@@ -229,3 +231,25 @@ def test_a_fact_is_asked_once_from_its_shallowest_page_and_only_if_the_page_stil
     asked = {r.question: r.source_urls[0].removeprefix(BASE) for r in out.records if r.type == "single_source"}
     assert asked["On the Mini website, what is the submission deadline?"] == "/a/b"
     assert asked["On the Mini website, what are the opening hours?"] == "/a/b/c"
+
+
+def test_refresh_keeps_changes_and_retires(written: Written) -> None:
+    site = conference_site()
+    site.pages["/registration"] = replace(site.pages["/registration"],
+                                          body=site.pages["/registration"].body.replace("EUR 150", "EUR 175"))
+    del site.pages["/awards/best-paper"]
+    later = crawl(site, fetched_at="2026-07-01T08:00:00+00:00")
+    released = to_frame(written.records, SiteTreeRecord)
+    outcomes = {i: (outcome, detail) for i, outcome, detail in recheck(released, later)}
+    assert set(outcomes) == set(released["id"])
+    for r in written.records:
+        facts = json.loads(r.facts)
+        outcome, detail = outcomes[r.id]
+        if any(f["url"].endswith("/awards/best-paper") for f in facts):
+            assert outcome == "retired" and "/awards/best-paper" in detail
+        elif any(f["value"] == "EUR 150" for f in facts):
+            assert outcome == "changed" and "'EUR 175'" in detail
+        else:
+            assert outcome == "kept", (r.question, detail)
+    assert {o for o, _ in outcomes.values()} == {"kept", "changed", "retired"}
+    assert recheck(released, later.drop("facts")) == recheck(released, later)  # facts read from the stored HTML
