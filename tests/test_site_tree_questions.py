@@ -1,0 +1,255 @@
+"""Site-tree questions from the conference site's real HTML: facts, WebWalkerQA's types and difficulties, stable
+ids, rejects with reasons, and the refresh that keeps, changes or retires a released question."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import replace
+
+import polars as pl
+import pytest
+
+from tests.sites import Page, Site, conference_site, in_site, reachable
+from timelyqa.errors import ConfigError
+from timelyqa.names import VERSIONED
+from timelyqa.record import to_frame
+from timelyqa.site_tree.facts import FACT_DTYPE, FACTS_PARSER, Fact, extract_facts
+from timelyqa.site_tree.questions import (FUNNEL, MULTI_GENERATOR, SINGLE_GENERATOR, QuestionReject, Written,
+                                          golden_path, write_questions)
+from timelyqa.site_tree.record import SiteTreeRecord
+from timelyqa.site_tree.refresh import recheck
+from timelyqa.stages import Dropped
+
+BASE = "http://127.0.0.1:8765"
+ROOT = f"{BASE}/"
+FETCHED = "2026-06-01T08:00:00+00:00"
+PAGES = pl.Schema({"url": pl.String(), "depth": pl.Int64(), "parent": pl.String(), "root_url": pl.String(),
+                   "title": pl.String(), "facts": FACT_DTYPE, "error": pl.String(), "fetched_at": pl.String(),
+                   "sha256": pl.String(), "html": pl.String()})
+BANDS = {"easy": range(2, 5), "medium": range(5, 7), "hard": range(7, 9)}
+
+
+def crawl(site: Site, fetched_at: str = FETCHED) -> pl.DataFrame:
+    """The pages a crawl of `site` from "/" to depth 4 stores, as the site-tree spider writes them: depths are the
+    ground truth's (`reachable`), each page's parent the first page one click nearer that links to it (a BFS),
+    a redirect no page of its own (its target takes the redirecting page's parent), failures with their error."""
+    depths = reachable(site, max_depth=4)
+    parent: dict[str, str | None] = {"/": None}
+    for path, depth in depths.items():  # in the BFS's order: a parent comes before its children
+        page = site.page(path)
+        if page is None or page.status >= 400 or not page.is_html:
+            continue
+        if page.redirect is not None:
+            if (target := in_site(path, page.redirect)) in depths:
+                parent.setdefault(target, parent[path])
+            continue
+        for href, _ in [*page.links, *page.script_links, *page.buttons]:
+            if (target := in_site(path, href)) in depths and depths[target] == depth + 1:
+                parent.setdefault(target, path)
+    rows = []
+    for path, depth in depths.items():
+        page = site.page(path)
+        if page is not None and page.redirect is not None:
+            continue
+        html = site.html(page) if page is not None and page.is_html and page.status < 400 else None
+        error = "http_404" if page is None else f"http_{page.status}" if page.status >= 400 else (
+            None if html else "not_html")
+        rows.append({"url": BASE + path, "depth": depth, "parent": BASE + up if (up := parent.get(path)) else None,
+                     "root_url": ROOT, "title": f"{page.title} | {site.name}" if html else None,
+                     "facts": [vars_of(f) for f in extract_facts(html or "")], "error": error,
+                     "fetched_at": fetched_at, "sha256": hashlib.sha256(html.encode()).hexdigest() if html else None,
+                     "html": html})
+    return pl.DataFrame(rows, schema=PAGES, orient="row")
+
+
+def vars_of(fact: Fact) -> dict[str, str]:
+    return {"label": fact.label, "value": fact.value, "kind": fact.kind, "context": fact.context}
+
+
+def facts_of(site: Site, path: str) -> list[tuple[str, str, str]]:
+    return [(f.label, f.value, f.kind) for f in extract_facts(site.html(site.pages[path]))]
+
+
+def depth_of(pages: pl.DataFrame) -> dict[str, int]:
+    return dict(zip(pages["url"], pages["depth"], strict=True))
+
+
+@pytest.fixture(scope="module")
+def pages() -> pl.DataFrame:
+    return crawl(conference_site())
+
+
+@pytest.fixture(scope="module")
+def written(pages: pl.DataFrame) -> Written:
+    return write_questions(pages, domain="conference", facts_per_page=10)
+
+
+def test_facts_come_from_tables_definition_lists_and_labelled_fields() -> None:
+    site = conference_site()
+    assert VERSIONED.match(FACTS_PARSER)
+    assert facts_of(site, "/registration") == [
+        ("Student for Early (until 1 May 2026)", "EUR 150", "table"),
+        ("Regular for Early (until 1 May 2026)", "EUR 300", "table"),
+        ("Student for Late", "EUR 200", "table"), ("Regular for Late", "EUR 400", "table")]
+    assert extract_facts(site.html(site.pages["/registration"]))[0].context == "Rate"
+    assert facts_of(site, "/awards") == [("Award", "Best Paper", "dl"), ("Prize", "EUR 1,000", "dl"),
+                                         ("Sponsor", "Nordlicht Data", "dl")]
+    assert ("Submission deadline", "15 March 2026", "field") in facts_of(site, "/important-dates")
+    assert extract_facts(site.html(site.pages["/important-dates"]))[0].context == "Important dates"
+    assert facts_of(site, "/papers/p5") == [
+        ("Title", "Answers That Expire", "dl"), ("Authors", "Lucía Romero", "dl"), ("Session", "Evaluation", "dl"),
+        ("Day", "9 June 2026", "dl"), ("Time", "09:30", "dl"), ("Room", "Room 2.14", "dl")]
+
+
+def test_navigation_header_footer_and_scripts_give_no_facts() -> None:
+    """The same "Label: value" text is a fact in the body and nothing in the page's chrome."""
+    body = ("<h2>Key dates</h2><p>Deadline:\n   1 May 2026<br>Venue: Hall A</p>"
+            "<p>Note: this line is a whole sentence of prose that runs on for far more than twelve words.</p>"
+            "<p>lowercase: not a label</p><p>Starts at 10:30 sharp</p><footer><p>Contact: chairs</p></footer>")
+    page = Page("/x", "X", body, links=[("/a", "Deadline: 2 May 2026"), ("/b", "Venue: Hall C")],
+                script_links=[("/c", "Menu: scripted")])
+    html = Site("S", {"/x": page}).html(page).replace("<header>S</header>", "<header><p>Site: S</p></header>")
+    assert extract_facts(html) == [Fact("Deadline", "1 May 2026", "field", "Key dates"),
+                                   Fact("Venue", "Hall A", "field", "Key dates")]
+    site = conference_site()
+    for path in ("/", "/program/day-1", "/awards", "/papers/p1"):
+        links = {text for _, text in site.pages[path].links + site.pages[path].script_links}
+        assert not any(f.label in links for f in extract_facts(site.html(site.pages[path])))
+
+
+def test_golden_path_runs_from_the_root_to_the_page(pages: pl.DataFrame) -> None:
+    assert golden_path(pages, f"{BASE}/papers/p1") == [ROOT, f"{BASE}/program", f"{BASE}/program/day-1",
+                                                        f"{BASE}/program/day-1/session-1", f"{BASE}/papers/p1"]
+    assert golden_path(pages, ROOT) == [ROOT]
+
+
+def test_single_source_questions_at_depths_2_3_and_4_are_easy_medium_hard(pages: pl.DataFrame,
+                                                                         written: Written) -> None:
+    depths = depth_of(pages)
+    singles = [r for r in written.records if r.type == "single_source"]
+    by_level = {r.difficulty: depths[r.source_urls[0]] for r in singles}
+    assert by_level == {"easy": 2, "medium": 3, "hard": 4}
+    for r in singles:
+        assert r.level == r.difficulty == {2: "easy", 3: "medium", 4: "hard"}[depths[r.source_urls[0]]]
+        assert r.generator == SINGLE_GENERATOR and VERSIONED.match(r.generator)
+    asked = {r.question: r.answer for r in singles}
+    assert asked['On the WebQA 2026 website, what is the "Student" value for Early (until 1 May 2026) on the '
+                 '"Registration" page?'] == "EUR 150"
+    assert asked['On the WebQA 2026 website, what is the room on the "Answers That Expire" page?'] == "Room 2.14"
+
+
+def test_multi_source_difficulty_follows_the_sum_of_its_pages_depths(pages: pl.DataFrame, written: Written) -> None:
+    depths = depth_of(pages)
+    multis = [r for r in written.records if r.type == "multi_source"]
+    assert {r.difficulty for r in multis} == {"easy", "medium", "hard"}
+    assert len(multis) <= 20  # pairs_per_root
+    for r in multis:
+        first, second = r.source_urls
+        assert first != second and r.generator == MULTI_GENERATOR
+        assert sum(depths[u] for u in r.source_urls) in BANDS[r.difficulty]
+        assert first not in r.golden_path[1] and second not in r.golden_path[0]  # two branches, not one walk
+        values = [f["value"] for f in json.loads(r.facts)]
+        assert r.answer == "; ".join(values) and r.answer_aliases == ["; ".join(values[::-1])]
+
+
+def test_ids_are_stable_and_the_seed_changes_the_choice(pages: pl.DataFrame) -> None:
+    first = write_questions(pages, domain="conference", facts_per_page=1, pairs_per_root=6)
+    again = write_questions(pages, domain="conference", facts_per_page=1, pairs_per_root=6)
+    other = write_questions(pages, domain="conference", facts_per_page=1, pairs_per_root=6, seed=7)
+    assert [(r.id, r.question) for r in first.records] == [(r.id, r.question) for r in again.records]
+    assert {r.id for r in first.records} != {r.id for r in other.records}
+    questions = {r.id: r.question for r in first.records}
+    shared = [r for r in other.records if r.id in questions]
+    assert shared and all(questions[r.id] == r.question for r in shared)  # the same facts, the same id
+    assert len({r.id for r in first.records}) == len(first.records)
+
+
+def test_no_question_contains_its_answer(written: Written) -> None:
+    for r in written.records:
+        for part in r.answer.split("; "):
+            assert not re.search(rf"(?<!\w){re.escape(part.casefold())}(?!\w)", r.question.casefold()), r.question
+    titles = [d for d in written.rejected if d.reason == QuestionReject.ANSWER_IN_QUESTION]
+    assert {d.item["label"] for d in titles} >= {"Title"}
+
+
+def test_every_record_is_a_valid_site_tree_record(pages: pl.DataFrame, written: Written) -> None:
+    depths = depth_of(pages)
+    assert written.records
+    for r in written.records:
+        SiteTreeRecord.model_validate(r.model_dump())
+        assert r.source == "site_tree" and r.domain == "conference" and r.language == "en"
+        assert r.event_date.isoformat() == "2026-06-01" and r.as_of.isoformat() == "2026-06-01T08:00:00+00:00"
+        assert r.verification.passed and r.verification.method == "page_fact"
+        assert [e.url for e in r.evidence] == r.source_urls and all(e.sha256 for e in r.evidence)
+        for url, path in zip(r.source_urls, r.golden_path, strict=True):
+            assert path[0] == ROOT and path[-1] == url and len(path) == depths[url] + 1
+    assert to_frame(written.records, SiteTreeRecord).height == len(written.records)
+    with pytest.raises(ConfigError, match="domain"):
+        write_questions(pages, domain="shopping")
+
+
+def test_rejects_carry_registered_reasons_and_the_funnel_adds_up(pages: pl.DataFrame, written: Written) -> None:
+    assert written.rejected and all(isinstance(d, Dropped) for d in written.rejected)
+    assert all(isinstance(d.reason, QuestionReject) and d.reason.explanation for d in written.rejected)
+    by_reason = {str(d.reason) for d in written.rejected}
+    assert by_reason >= {"generic_label", "placeholder_value", "answer_in_question", "page_too_shallow"}
+    labels = {d.item["label"] for d in written.rejected if d.reason == QuestionReject.GENERIC_LABEL}
+    assert "09:30" in labels  # a time in the first column of a session's table names nothing
+    c = written.counts
+    assert set(c) <= set(FUNNEL) and c["pages_read"] == pages.height
+    assert c["pages_failed"] == 3  # /program/day-3 (404), /program/posters (500), /calls/cfp.pdf (not HTML)
+    fact_level = sum(1 for d in written.rejected if "question" not in d.item and "urls" not in d.item)
+    assert c["facts_found"] == c["facts_eligible"] + fact_level
+    assert c["single_candidates"] == c["facts_eligible"] - c["facts_not_chosen"]
+    singles = [r for r in written.records if r.type == "single_source"]
+    assert c["single_candidates"] == len(singles) + sum(1 for d in written.rejected if "question" in d.item
+                                                        and "urls" not in d.item)
+
+
+def test_a_fact_is_asked_once_from_its_shallowest_page_and_only_if_the_page_still_says_it() -> None:
+    """Two pages at depth 2 state the same deadline (one question, the other a duplicate); a page at depth 3
+    repeats a fact of its parent (its depth would overstate the difficulty); a stored fact the page does not
+    hold is not asked."""
+    fields = "<p>Submission deadline: 1 May 2026</p>"
+    site = Site("Mini", {
+        "/": Page("/", "Home", links=[("/a", "A"), ("/x", "X")]),
+        "/a": Page("/a", "A", links=[("/a/b", "B")]),
+        "/x": Page("/x", "X", links=[("/x/y", "Y")]),
+        "/a/b": Page("/a/b", "B", fields + "<p>Nearest metro: Trindade</p>", links=[("/a/b/c", "C")]),
+        "/x/y": Page("/x/y", "Y", fields + "<p>Check-in desk: Hall 3</p>"),
+        "/a/b/c": Page("/a/b/c", "C", "<p>Nearest metro: Trindade</p><p>Opening hours: 9-17</p>")})
+    pages = crawl(site)
+    stale = pages.with_columns(pl.when(pl.col("url") == f"{BASE}/x/y").then(pl.col("facts").list.eval(
+        pl.element().struct.with_fields(pl.field("value").str.replace("Hall 3", "Hall 4")))).otherwise("facts"))
+    out = write_questions(stale, seed=3)
+    reasons = {(d.item["url"].removeprefix(BASE), d.item["label"]): str(d.reason) for d in out.rejected}
+    assert reasons == {("/x/y", "Submission deadline"): "duplicate_question",
+                       ("/a/b/c", "Nearest metro"): "fact_on_shallower_page",
+                       ("/x/y", "Check-in desk"): "fact_not_refound"}
+    asked = {r.question: r.source_urls[0].removeprefix(BASE) for r in out.records if r.type == "single_source"}
+    assert asked["On the Mini website, what is the submission deadline?"] == "/a/b"
+    assert asked["On the Mini website, what are the opening hours?"] == "/a/b/c"
+
+
+def test_refresh_keeps_changes_and_retires(written: Written) -> None:
+    site = conference_site()
+    site.pages["/registration"] = replace(site.pages["/registration"],
+                                          body=site.pages["/registration"].body.replace("EUR 150", "EUR 175"))
+    del site.pages["/awards/best-paper"]
+    later = crawl(site, fetched_at="2026-07-01T08:00:00+00:00")
+    released = to_frame(written.records, SiteTreeRecord)
+    outcomes = {i: (outcome, detail) for i, outcome, detail in recheck(released, later)}
+    assert set(outcomes) == set(released["id"])
+    for r in written.records:
+        facts = json.loads(r.facts)
+        outcome, detail = outcomes[r.id]
+        if any(f["url"].endswith("/awards/best-paper") for f in facts):
+            assert outcome == "retired" and "/awards/best-paper" in detail
+        elif any(f["value"] == "EUR 150" for f in facts):
+            assert outcome == "changed" and "'EUR 175'" in detail
+        else:
+            assert outcome == "kept", (r.question, detail)
+    assert {o for o, _ in outcomes.values()} == {"kept", "changed", "retired"}
+    assert recheck(released, later.drop("facts")) == recheck(released, later)  # facts read from the stored HTML

@@ -1,0 +1,63 @@
+"""Which two pages a multi-source question joins: seeded, bounded, and every difficulty served in turn.
+
+A pair is two pages of one root, each at depth 1 to 4, their depths summing to 2..8 (the band gives the
+difficulty, `tree.MULTI_SUMS`). Neither page may lie on the other's click chain: WebWalkerQA's multi-source
+questions test width, reading two branches of a site, and a page with its own ancestor is found on one walk
+down, which asks no more than the deeper page's single-source question does.
+
+Each pair of pages gives at most one pair of facts, whose values differ (each page's seeded fact order is turned
+by the pair's hash, so that a page's pairs do not all ask its first fact); no page pair fills the quota alone.
+Pairs are ordered within each band by a seeded stable hash and taken from the bands in turn (easy, medium,
+hard, easy, ...) until `limit`: a site that has all three bands gets all three.
+
+The work is quadratic in the pages with facts at depth 1 to 4, which a crawl's page limit bounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from timelyqa.site_tree.tree import DIFFICULTIES, Located, multi_difficulty, norm, seeded_key
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    first: Located  # the shallower page's fact (then by url)
+    second: Located
+    difficulty: str
+
+
+def choose_pairs(facts: Sequence[Located], paths: Mapping[str, Sequence[str]], *, seed: int, limit: int
+                 ) -> tuple[list[Pair], int]:
+    """Up to `limit` pairs from one root's `facts` (each page's facts in its seeded order), and how many page
+    pairs could have been asked about."""
+    by_page: dict[str, list[Located]] = {}
+    for fact in facts:
+        by_page.setdefault(fact.url, []).append(fact)
+    bands: dict[str, list[tuple[bytes, Pair]]] = {d: [] for d in DIFFICULTIES}
+    for u, v in combinations(sorted(by_page), 2):
+        first, second = sorted((by_page[u], by_page[v]), key=lambda fs: (fs[0].depth, fs[0].url))
+        band = multi_difficulty(first[0].depth, second[0].depth)
+        if band is None or first[0].url in paths.get(second[0].url, ()) or second[0].url in paths.get(first[0].url, ()):
+            continue
+        key = seeded_key(seed, u, v)
+        joined = next(((a, b) for a, b in product(_turned(first, key[0]), _turned(second, key[1]))
+                       if norm(a.value) != norm(b.value)), None)
+        if joined is not None:
+            bands[band].append((key, Pair(*joined, band)))
+    for band in bands.values():
+        band.sort(key=lambda keyed: keyed[0])
+    chosen: list[Pair] = []
+    for turn in range(max(map(len, bands.values()), default=0)):
+        for band in DIFFICULTIES:
+            if turn < len(bands[band]) and len(chosen) < limit:
+                chosen.append(bands[band][turn][1])
+    return chosen, sum(map(len, bands.values()))
+
+
+def _turned(facts: list[Located], by: int) -> list[Located]:
+    """The page's facts starting at a place the pair's hash picks, so a page's pairs do not all ask its first fact."""
+    start = by % len(facts)
+    return facts[start:] + facts[:start]

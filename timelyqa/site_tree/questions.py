@@ -1,0 +1,200 @@
+"""Template questions from a crawl's pages (offline, deterministic): WebWalkerQA's single- and multi-source types.
+
+Facts are checked first (`QuestionReject`, each rule a function beside its reason); each page then gives at most
+`facts_per_page` of its facts, in a seeded stable order, asked alone when the page is at depth 2 to 4, and each
+root at most `pairs_per_root` pairs of them (`pairs.choose_pairs`), asked together. The wording is in
+`templates`; the record's evidence, id and click chains in `evidence`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from timelyqa.errors import ConfigError, SourceContractError
+from timelyqa.reasons import Reason
+from timelyqa.site_tree.evidence import make_record, refound
+from timelyqa.site_tree.pairs import choose_pairs
+from timelyqa.site_tree.record import DOMAINS, SiteTreeRecord
+from timelyqa.site_tree.templates import multi_question, phrase, self_explanatory, single_question
+from timelyqa.site_tree.tree import (MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, golden_path, norm, seeded_key,
+                                     site_name, subject)
+from timelyqa.stages import Dropped
+
+__all__ = ["FUNNEL", "MULTI_GENERATOR", "SINGLE_GENERATOR", "QuestionReject", "Written", "golden_path",
+           "write_questions"]
+
+SINGLE_GENERATOR = "site_tree_single_template_v1"
+MULTI_GENERATOR = "site_tree_multi_template_v1"
+FUNNEL = ("pages_read", "pages_failed", "pages_with_facts", "facts_found", "facts_eligible", "facts_not_chosen",
+          "single_candidates", "multi_pairs_possible", "multi_candidates")
+"""The counts `write_questions` returns, in funnel order (the kept questions follow them)."""
+COLUMNS = ("url", "depth", "parent", "root_url", "title", "facts", "error", "fetched_at", "sha256")
+
+GENERIC_LABELS = frozenset({"name", "value", "item", "items", "detail", "details", "info", "information", "note",
+                            "notes", "more", "link", "links", "description", "other", "misc", "comment", "comments",
+                            "remarks", "total", "text", "content", "here", "read more", "click here", "see also"})
+PLACEHOLDERS = frozenset({"-", "–", "—", "n/a", "na", "none", "nil", "null", "tba", "tbd", "tbc", "unknown",
+                          "coming soon", "to be announced", "?", "...", "…"})
+MAX_LABEL_WORDS, MAX_LABEL_CHARS = 8, 60
+MAX_VALUE_WORDS, MAX_VALUE_CHARS = 12, 80
+
+
+class QuestionReject(Reason):
+    GENERIC_LABEL = "generic_label", "the label names no property (a stock word, or it starts with no letter)"
+    LABEL_TOO_LONG = "label_too_long", "the label is too long to ask by (over 8 words or 60 characters)"
+    PLACEHOLDER_VALUE = "placeholder_value", "the value is a placeholder (none, TBA, a dash), not an answer"
+    FACT_TOO_LONG = "fact_too_long", "the value is longer than a short answer (over 12 words or 80 characters)"
+    AMBIGUOUS_FACT = "ambiguous_fact", "the page gives the label more than one value"
+    FACT_ON_SHALLOWER_PAGE = ("fact_on_shallower_page",
+                              "a shallower page states the same label and value: the depth overstates the difficulty")
+    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer"
+    FACT_NOT_REFOUND = "fact_not_refound", "the fact is not found again on the stored page"
+    PAGE_TOO_SHALLOW = "page_too_shallow", "the page is at depth 0 or 1; single-source questions ask depths 2 to 4"
+    PAGE_TOO_DEEP = "page_too_deep", "the page is deeper than 4; single-source questions ask depths 2 to 4"
+    DUPLICATE_QUESTION = "duplicate_question", "an earlier candidate (from a shallower page) asks the same question"
+
+
+class Written(NamedTuple):
+    records: list[SiteTreeRecord]
+    rejected: list[Dropped]
+    counts: Counter[str]
+
+
+def answer_in_question(question: str, *answers: str) -> QuestionReject | None:
+    text = norm(question)
+    found = any(re.search(rf"(?<!\w){re.escape(norm(a))}(?!\w)", text) for a in answers)
+    return QuestionReject.ANSWER_IN_QUESTION if found else None
+
+
+def fact_reject(fact: Located, question: str, page: Mapping[str, Any], on_page: Mapping[str, set[str]],
+                shallowest: Mapping[tuple[str, str], int]) -> QuestionReject | None:
+    """The first rule the fact fails, or None: its label, its value, its page, its question, the stored page."""
+    label, value = norm(fact.label), norm(fact.value)
+    if label in GENERIC_LABELS or not fact.label[:1].isalpha():
+        return QuestionReject.GENERIC_LABEL
+    if len(label.split()) > MAX_LABEL_WORDS or len(label) > MAX_LABEL_CHARS:
+        return QuestionReject.LABEL_TOO_LONG
+    if value in PLACEHOLDERS or not any(c.isalnum() for c in value):
+        return QuestionReject.PLACEHOLDER_VALUE
+    if len(value.split()) > MAX_VALUE_WORDS or len(value) > MAX_VALUE_CHARS:
+        return QuestionReject.FACT_TOO_LONG
+    if len(on_page[label]) > 1:
+        return QuestionReject.AMBIGUOUS_FACT
+    if shallowest[(label, value)] < fact.depth:
+        return QuestionReject.FACT_ON_SHALLOWER_PAGE
+    return answer_in_question(question, fact.value) or (None if refound(page, fact)
+                                                        else QuestionReject.FACT_NOT_REFOUND)
+
+
+def write_questions(pages: pl.DataFrame, *, domain: str = "other", language: str = "en", seed: int = 0,
+                    facts_per_page: int = 3, pairs_per_root: int = 20) -> Written:
+    """Single- and multi-source questions from a crawl's pages (one or more roots), with every reject and count."""
+    if domain not in DOMAINS:
+        raise ConfigError(f"domain must be one of {', '.join(DOMAINS)}, not {domain!r}")
+    if facts_per_page < 1 or pairs_per_root < 0:
+        raise ConfigError(f"facts_per_page must be 1 or more and pairs_per_root 0 or more, not "
+                          f"{facts_per_page} and {pairs_per_root}")
+    if missing := [c for c in COLUMNS if c not in pages.columns]:
+        raise SourceContractError(f"the crawl's pages lack the columns {', '.join(missing)}")
+    out = Written([], [], Counter())
+    by_root: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in pages.to_dicts():
+        by_root[row["root_url"]].append(row)
+    seen: set[str] = set()
+    for root in sorted(by_root, key=str):
+        _root(by_root[root], out, seen, domain=domain, language=language, seed=seed, facts_per_page=facts_per_page,
+              pairs_per_root=pairs_per_root)
+    return out
+
+
+def single_reject(fact: Located, question: str, seen: set[str]) -> QuestionReject | None:
+    """A chosen fact is asked alone from a page at depth 2 to 4, once."""
+    if fact.depth < min(SINGLE_DEPTHS):
+        return QuestionReject.PAGE_TOO_SHALLOW
+    if fact.depth > max(SINGLE_DEPTHS):
+        return QuestionReject.PAGE_TOO_DEEP
+    return QuestionReject.DUPLICATE_QUESTION if question in seen else None
+
+
+def multi_reject(question: str, values: tuple[str, str], seen: set[str]) -> QuestionReject | None:
+    """A pair's question gives neither value away, and is asked once."""
+    return answer_in_question(question, *values) or (QuestionReject.DUPLICATE_QUESTION if question in seen else None)
+
+
+def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: str, language: str, seed: int,
+          facts_per_page: int, pairs_per_root: int) -> None:
+    """The questions of one site: its facts checked and chosen per page, then asked alone and in pairs."""
+    out.counts["pages_read"] += len(rows)
+    ok = sorted((r for r in rows if r["error"] is None and r["depth"] is not None),
+                key=lambda r: (r["depth"], r["url"]))
+    out.counts["pages_failed"] += len(rows) - len(ok)
+    root = rows[0]["root_url"]
+    site = site_name((r["title"] for r in ok), root)
+    parent_of = {r["url"]: r["parent"] for r in rows}
+    paths = {r["url"]: chain(parent_of, r["url"]) for r in ok}
+    pages = {r["url"]: r for r in ok}
+    chosen = _chosen(ok, site, out, seed=seed, facts_per_page=facts_per_page)
+    common = {"pages": pages, "paths": paths, "domain": domain, "language": language}
+    for f in chosen:
+        out.counts["single_candidates"] += 1
+        question = single_question(site, f)
+        if reason := single_reject(f, question, seen):
+            out.rejected.append(Dropped({**f.item(), "question": question}, reason, f"depth {f.depth}: {question}"))
+            continue
+        seen.add(question)
+        out.records.append(make_record([f], question=question, answer=f.value, aliases=[], type="single_source",
+                                       difficulty=SINGLE_DEPTHS[f.depth], generator=SINGLE_GENERATOR, **common))
+    pairs, possible = choose_pairs([f for f in chosen if f.depth in MULTI_DEPTHS], paths, seed=seed,
+                                   limit=pairs_per_root)
+    out.counts["multi_pairs_possible"] += possible
+    out.counts["multi_candidates"] += len(pairs)
+    for pair in pairs:
+        a, b = pair.first, pair.second
+        question = multi_question(site, a.phrase, b.phrase)
+        if reason := multi_reject(question, (a.value, b.value), seen):
+            item = {"root_url": root, "urls": [a.url, b.url], "labels": [a.label, b.label],
+                    "values": [a.value, b.value], "question": question}
+            out.rejected.append(Dropped(item, reason, f"depths {a.depth}+{b.depth}: {question}"))
+            continue
+        seen.add(question)
+        out.records.append(make_record([a, b], question=question, answer=f"{a.value}; {b.value}",
+                                       aliases=[f"{b.value}; {a.value}"], type="multi_source",
+                                       difficulty=pair.difficulty, generator=MULTI_GENERATOR, **common))
+
+
+def _chosen(ok: list[dict[str, Any]], site: str, out: Written, *, seed: int, facts_per_page: int) -> list[Located]:
+    """Each page's facts that pass the checks, at most `facts_per_page` of them in a seeded order; pages by depth."""
+    located = {r["url"]: [Located(r["root_url"], r["url"], r["depth"], f["label"], f["value"], f["kind"],
+                                  subject(r["title"], site)) for f in r["facts"] or ()] for r in ok}
+    on_site: dict[str, set[str]] = defaultdict(set)
+    shallowest: dict[tuple[str, str], int] = {}
+    for f in (f for facts in located.values() for f in facts):
+        on_site[norm(f.label)].add(norm(f.value))
+        key = (norm(f.label), norm(f.value))
+        shallowest[key] = min(shallowest.get(key, f.depth), f.depth)
+    chosen: list[Located] = []
+    for page in ok:
+        facts = located[page["url"]]
+        out.counts["pages_with_facts"] += bool(facts)
+        out.counts["facts_found"] += len(facts)
+        on_page: dict[str, set[str]] = defaultdict(set)
+        for f in facts:
+            on_page[norm(f.label)].add(norm(f.value))
+        kept = []
+        for f in facts:
+            f = replace(f, phrase=phrase(f, self_explanatory=self_explanatory(f.label, on_site[norm(f.label)])))
+            if reason := fact_reject(f, single_question(site, f), page, on_page, shallowest):
+                out.rejected.append(Dropped(f.item(), reason, f"{f.url}: {f.label!r} = {f.value!r}"))
+            else:
+                kept.append(f)
+        out.counts["facts_eligible"] += len(kept)
+        kept.sort(key=lambda f: seeded_key(seed, f.url, f.label, f.value))
+        out.counts["facts_not_chosen"] += len(kept[facts_per_page:])
+        chosen += kept[:facts_per_page]
+    return chosen
