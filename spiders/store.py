@@ -12,14 +12,18 @@ import trafilatura
 from scrapy.crawler import Crawler
 
 from timelyqa.files import write_parquet, write_text
+from timelyqa.site_tree.facts import FACT_DTYPE
 
 PAGE_SCHEMA = pl.Schema({
     "url": pl.String(), "final_url": pl.String(), "status": pl.Int64(), "depth": pl.Int64(), "parent": pl.String(),
     "root_url": pl.String(), "title": pl.String(), "fetched_at": pl.String(), "sha256": pl.String(),
     "rendered": pl.Boolean(), "render_reason": pl.String(), "markdown": pl.String(), "text": pl.String(),
     "clickables": pl.List(pl.Struct({"href": pl.String(), "text": pl.String(), "kind": pl.String()})),
+    "facts": FACT_DTYPE,
     "error": pl.String(),
 })
+"""`facts` are the page's labelled values as `timelyqa.site_tree.facts` reads them from the page's HTML (rendered
+when it was): what questions are asked about, and what a later crawl re-checks."""
 LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
 
 

@@ -29,7 +29,8 @@ def deployments() -> dict[str, dict[str, Any]]:
 
 def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     found = deployments()
-    assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "release-weekly", "publish-release"}
+    assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "site-tree-monthly", "release-weekly",
+                          "publish-release"}
     by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"}}  # what `--param` must add to a manual run
     for name, deployment in found.items():
         path, func = deployment["entrypoint"].split(":")
@@ -42,7 +43,9 @@ def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     wikidata, wikipedia = found["wikidata-weekly"]["parameters"], found["wikipedia-weekly"]["parameters"]
     assert (REPO / wikidata["before"]).is_file() and (REPO / wikidata["after"]).is_file()
     assert (REPO / wikipedia["dump"]).is_file()
-    assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"], wikipedia["out"]]
+    site_tree = found["site-tree-monthly"]["parameters"]
+    assert (REPO / site_tree["site"] / "index.html").is_file()
+    assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"], wikipedia["out"], site_tree["out"]]
 
 
 def ok(result: subprocess.CompletedProcess[str], what: str) -> str:
@@ -81,11 +84,11 @@ def run_deployment(name: str, params: dict[str, object], env: dict[str, str], wo
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(300)
+@pytest.mark.timeout(420)
 def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[str, str], Background],
                                                                tmp_path: Path) -> None:
     env, worker = stack
-    wd, wp, release = tmp_path / "wd", tmp_path / "wp", tmp_path / "release"
+    wd, wp, st, release = tmp_path / "wd", tmp_path / "wp", tmp_path / "st", tmp_path / "release"
 
     run_deployment("wikidata/wikidata-weekly", {"before": BEFORE, "after": AFTER, "out": str(wd)}, env, worker)
     manifest = json.loads((wd / "manifest.json").read_text(encoding="utf-8"))
@@ -96,12 +99,20 @@ def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[
     manifest = json.loads((wp / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and manifest["inputs"]["dump"]["path"] == HISTORY
 
-    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp)], "out": str(release)}, env, worker)
+    # The monthly crawl on its own default, the bundled site served for the run, rendered where scripts build it.
+    run_deployment("site-tree/site-tree-monthly", {"out": str(st)}, env, worker)
+    manifest = json.loads((st / "manifest.json").read_text(encoding="utf-8"))
+    crawled = json.loads((st / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
+    assert manifest["counts"]["questions"] > 0 and crawled["rendered"] > 0 and crawled["pages"] >= 30
+
+    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp), str(st)], "out": str(release)}, env,
+                   worker)
     assert (release / "README.md").is_file()
     assert sorted(release.glob("wikidata/test-*.parquet")), sorted(p.name for p in release.rglob("*"))
 
     assert load_test_split(release, env, "wikidata") > 0
     assert load_test_split(release, env, "wikipedia") > 0
+    assert load_test_split(release, env, "site_tree") > 0
 
 
 def load_test_split(release: Path, env: dict[str, str], config: str) -> int:

@@ -228,6 +228,29 @@ def crawl_site_tree(
     typer.echo(f"{summary(stats)} in {out / 'pages.parquet'}")
 
 
+class SiteGenerator(str, Enum):
+    template = "template"
+
+
+@app.command("site-tree")
+def site_tree(
+    crawl_dir: Annotated[Path, typer.Option("--crawl", help="a finished `timelyqa crawl site-tree` folder")],
+    out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
+    generator: Annotated[SiteGenerator, typer.Option(help="template: facts in tables, definition lists and labelled "
+                                                     "fields (offline)")] = SiteGenerator.template,
+    domain: Annotated[str, typer.Option(help="conference, organization, education, game or other")] = "other",
+    seed: Annotated[int, typer.Option(help="seed for the facts and page pairs chosen")] = 0,
+) -> None:
+    """Questions by click depth from a crawled site tree, WebWalkerQA's way: single-source at depth 2-4, and
+    multi-source from two pages."""
+    from timelyqa.site_tree import pipeline
+
+    with _one_line_errors():
+        manifest = pipeline.run(crawl_dir, out, pipeline.Settings(domain=domain, seed=seed))
+    _print_funnel(manifest)
+    typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
+
+
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 

@@ -1,0 +1,57 @@
+"""The site-tree source's registry entry: what the shared code needs to know of it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from timelyqa.manifest import Manifest
+from timelyqa.site_tree.questions import FUNNEL, QuestionReject
+from timelyqa.site_tree.record import SiteTreeRecord
+from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+
+DEMO = ("data/demo/site/index.html",)
+DEMO_PORT = 47311
+"""The bundled sites are served on this port, so their root URL, and with it every question's id, is the same on
+every run."""
+
+SECTION = (
+    "## Site trees: questions by click depth", "",
+    "Each `site_tree` row is WebWalkerQA's kind of question about one website (`root_url`): `single_source` from "
+    "one page two to four clicks from the root (easy, medium, hard by depth), or `multi_source`, needing two pages "
+    "whose depths sum to 2-4, 5-6 or 7-8. `golden_path` is the click chain from the root to each page in "
+    "`source_urls`; `facts` names the labelled values on those pages the answer comes from, and `as_of` is the "
+    "crawl's time: answers on a website change, and a later crawl re-checks every row against its pages.", "",
+)
+
+
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+    """A bundled site (the folder of `index.html`) served on 127.0.0.1, crawled, and its questions written."""
+    import json  # noqa: PLC0415
+
+    from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in a process of its own; no Scrapy here
+    from timelyqa.localsite import LocalSite  # noqa: PLC0415
+    from timelyqa.site_tree import pipeline  # noqa: PLC0415 - the pipeline imports this entry
+
+    (index,) = inputs
+    with LocalSite(Path(index).parent, port=DEMO_PORT) as site:
+        crawl("site_tree", {"roots": json.dumps([site.url]), "max_depth": 4, "max_pages": 500, "render": "auto"},
+              Path(out) / "crawl")
+    return pipeline.run(Path(out) / "crawl", out, pipeline.Settings(domain="education"))
+
+
+SOURCE = SourceSpec(
+    name="site_tree",
+    record=SiteTreeRecord,
+    # Questions about one site share its pages; keeping a site in one split stops train leaking test answers.
+    group_key=GroupKey("root_url", pl.col("root_url"), "the website (`root_url`)"),
+    licence="other",  # the terms of each site's pages, named in every row's `evidence`
+    card=Card("questions over whole website trees, by click depth, as WebWalkerQA makes them", SECTION),
+    stages=(Stage("questions", FUNNEL, (QuestionReject,)),),
+    deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
+    run=run,
+    demo_inputs=DEMO,
+    fixtures=("tests/fixtures/site_tree/site/index.html",),
+)
