@@ -47,20 +47,21 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
 
 
 @task
-def make_questions(crawl_dir: Path, out: Path, settings: pipeline.Settings) -> Manifest:
-    return pipeline.run(crawl_dir, out, settings)
+def make_questions(crawl_dir: Path, out: Path, settings: pipeline.Settings, previous: Path | None) -> Manifest:
+    return pipeline.run(crawl_dir, out, settings, previous=previous)
 
 
 @flow(name="site-tree")
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
-                   max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0
-                   ) -> dict[str, Any]:
+                   max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
+                   previous: str | None = None) -> dict[str, Any]:
     """Questions by click depth over whole website trees, as WebWalkerQA makes them.
 
     Each of `roots` is crawled breadth first on its own site, `max_depth` clicks deep and `max_pages` requests in
     all, rendering pages in Chromium by `render` (auto, never, always); the User-Agent is
     TIMELYQA_CRAWL_USER_AGENT's. `site` instead names a folder of a bundled site, served on 127.0.0.1 for the run
-    (the demo's). The crawl goes to `out`/crawl, the questions (`domain`, `seed`) to `out`.
+    (the demo's). The crawl goes to `out`/crawl, the questions (`domain`, `seed`) to `out`; `previous`, a release,
+    has its rows of these sites re-checked against the crawl (kept, or retired with the reason).
     """
     if (roots is None) == (site is None):
         raise ConfigError("give roots (a list of URLs) or site (a folder to serve), one of them")
@@ -71,6 +72,6 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
             roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
         check_inputs(roots or [])
         crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render)
-    manifest = make_questions(out_dir / "crawl", out_dir, settings)
+    manifest = make_questions(out_dir / "crawl", out_dir, settings, Path(previous) if previous else None)
     publish_funnel(manifest, out=out)
     return manifest.model_dump(mode="json")

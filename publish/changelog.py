@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +41,10 @@ def next_version(base: str, previous: str | None) -> str:
     return f"{base}.{int(m.group(2) or 1) + 1}"
 
 
-def changes(before: pl.DataFrame, after: pl.DataFrame) -> dict[str, Any]:
+def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | None = None) -> dict[str, Any]:
     """Counts of rows added, retired, moved (per from->to split) and regenerated (generator changed), per source;
-    and the generators renamed (one spelling for versioned names): rows whose generator is only spelled anew."""
+    and the generators renamed (one spelling for versioned names): rows whose generator is only spelled anew.
+    `why` names the reason a source gave for retiring a row (by id), where it gave one."""
     joined = after.join(before, on="id", how="full", suffix="_before", coalesce=True)
     added = joined.filter(pl.col("source_before").is_null() & pl.col("source").is_not_null())
     retired = joined.filter(pl.col("source").is_null())
@@ -57,6 +59,8 @@ def changes(before: pl.DataFrame, after: pl.DataFrame) -> dict[str, Any]:
         "retired": _per_source(retired, "source_before"),
         "moved": {f"{a} -> {b}": int(n) for a, b, n in sorted(moved.group_by("split_before", "split").len().iter_rows())},
         "regenerated": _per_source(regenerated, "source"),
+        "retired_why": dict(sorted(Counter((why or {}).get(i, "not re-checked") for i in retired["id"]).items()))
+        if why else {},
         "renamed": {f"{a} -> {b}": int(n)
                     for a, b, n in sorted(renamed.group_by("generator_before", "generator").len().iter_rows())},
     }
@@ -75,7 +79,9 @@ def changelog_entry(version: str, created: str, previous: str | None, diff: dict
     lines.append(f"Since {previous}:")
     lines.append("")
     lines.append(f"- {total('added')} rows added" + _detail(diff["added"]))
-    lines.append(f"- {total('retired')} rows retired" + _detail(diff["retired"]))
+    lines.append(f"- {total('retired')} rows retired" + _detail(diff["retired"])
+                 + (f"; why: {', '.join(f'{k} {n}' for k, n in diff['retired_why'].items())}"
+                    if diff.get("retired_why") else ""))
     lines.append(f"- {total('moved')} rows moved between splits" + _detail(diff["moved"]))
     lines.append(f"- {total('regenerated')} rows rewritten by a new generator version" + _detail(diff["regenerated"]))
     for rename, n in diff.get("renamed", {}).items():

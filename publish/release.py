@@ -212,7 +212,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
         version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest["version"])
         stamp = created.isoformat()
         before = prior_manifest["version"] if prior_manifest else None
-        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS)) if prior else None
+        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS), retired_why(runs)) if prior else None
     manifest = {
         "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
         "previous_version": before, "changes": diff,
@@ -227,6 +227,21 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
     write_changelog(out, changelog_entry(version, stamp, before, diff), version)
     return manifest
+
+
+def retired_why(runs: list[SourceRun]) -> dict[str, str]:
+    """The reason each source gave for retiring a released row (its rejects of stage `refresh`, by row id)."""
+    why: dict[str, str] = {}
+    for run in runs:
+        rejected = run.folder / REJECTED
+        if not rejected.is_file():
+            continue
+        for reason, item in pl.read_parquet(rejected).filter(pl.col("stage") == "refresh").select(
+                "reason", "item").iter_rows():
+            row_id = json.loads(item).get("id")
+            if row_id:
+                why[row_id] = reason
+    return why
 
 
 def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] | None:

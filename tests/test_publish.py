@@ -29,10 +29,11 @@ from polars.testing import assert_frame_equal
 
 from publish.hub import PublishResult, publish_release, read_release
 from publish.release import build_release
-from tests.hubserver import HubServer
 from tests import runs
+from tests.hubserver import HubServer
 from timelyqa.errors import ConfigError, TimelyQAError, TransientSourceError
 from timelyqa.record import Evidence, QARecord, Verification, WikidataRecord, record_id, to_frame
+from timelyqa.sources import sources
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "hf_TestWriteToken0123456789abcdef"
@@ -440,7 +441,7 @@ def test_every_config_and_split_of_the_demo_release_loads_at_its_tag(hub: HubSer
     release = tmp_path / "demo" / "release"
     result = publish(hub, release)
     frames, _ = load_tag(hub, result.tag, release, tmp_path / "read", [])
-    assert {key.split(".")[0] for key in frames} == {"default", "wikidata", "wikipedia"}
+    assert {key.split(".")[0] for key in frames} == {"default", *sources()}, "every registered source in the demo"
     for key, got in frames.items():
         config, split = key.split(".")
         assert_frame_equal(got, pl.read_parquet(release / splits_of(release)[config][split]), check_dtypes=True)

@@ -240,13 +240,15 @@ def site_tree(
                                                      "fields (offline)")] = SiteGenerator.template,
     domain: Annotated[str, typer.Option(help="conference, organization, education, game or other")] = "other",
     seed: Annotated[int, typer.Option(help="seed for the facts and page pairs chosen")] = 0,
+    previous: Annotated[Path | None, typer.Option(help="a release (or earlier output) whose rows of these sites "
+                                                  "this crawl re-checks: kept, or retired with why")] = None,
 ) -> None:
     """Questions by click depth from a crawled site tree, WebWalkerQA's way: single-source at depth 2-4, and
     multi-source from two pages."""
     from timelyqa.site_tree import pipeline
 
     with _one_line_errors():
-        manifest = pipeline.run(crawl_dir, out, pipeline.Settings(domain=domain, seed=seed))
+        manifest = pipeline.run(crawl_dir, out, pipeline.Settings(domain=domain, seed=seed), previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file
 from timelyqa.manifest import Input, Manifest
+from timelyqa.site_tree.carry import carry, released_rows
 from timelyqa.site_tree.facts import FACTS_PARSER
 from timelyqa.site_tree.questions import write_questions
 from timelyqa.site_tree.record import DOMAINS
@@ -40,11 +41,13 @@ def read_crawl(crawl: Path) -> pl.DataFrame:
     return pl.read_parquet(path)
 
 
-def run(crawl: Path, out: Path, settings: Settings | None = None) -> Manifest:
+def run(crawl: Path, out: Path, settings: Settings | None = None, *, previous: Path | None = None) -> Manifest:
     """Questions WebWalker's way from a crawl folder (`timelyqa crawl site-tree`): every candidate kept or rejected
-    with its reason, through the stage writer."""
+    with its reason, through the stage writer. With `previous` (a release or an earlier output), its rows of the
+    crawled sites are re-checked against this crawl: the true ones carried forward, the others dropped with why."""
     settings = settings or Settings()
     pages = read_crawl(crawl)
+    earlier = released_rows(previous) if previous is not None else None
     ledger = StageWriter(SOURCE, out)
     with ledger.timed("questions"):
         written = write_questions(pages, domain=settings.domain, language=settings.language, seed=settings.seed,
@@ -56,6 +59,15 @@ def run(crawl: Path, out: Path, settings: Settings | None = None) -> Manifest:
         ledger.keep(record)
     fetched = pages.get_column("fetched_at").drop_nulls()
     as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else datetime.now().astimezone()
+    if earlier is not None:
+        with ledger.timed("refresh"):
+            carried, gone = carry(earlier, pages, as_of=as_of, made={r.id for r in written.records})
+        ledger.count("released_rechecked", earlier.filter(pl.col("root_url").is_in(
+            list(set(pages.get_column("root_url").drop_nulls())))).height)
+        ledger.count("released_carried", len(carried))
+        ledger.reject_all(gone)
+        for record in carried:
+            ledger.keep(record)
     roots = sorted(set(pages.get_column("root_url").drop_nulls()))
     return ledger.finish(as_of=as_of, inputs={"pages": Input(path=str(Path(crawl) / PAGES),
                                                              sha256=sha256_file(Path(crawl) / PAGES))},

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.manifest import Manifest
+from timelyqa.site_tree.carry import RefreshReject
 from timelyqa.site_tree.questions import FUNNEL, QuestionReject
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
@@ -49,7 +50,8 @@ SOURCE = SourceSpec(
     group_key=GroupKey("root_url", pl.col("root_url"), "the website (`root_url`)"),
     licence="other",  # the terms of each site's pages, named in every row's `evidence`
     card=Card("questions over whole website trees, by click depth, as WebWalkerQA makes them", SECTION),
-    stages=(Stage("questions", FUNNEL, (QuestionReject,)),),
+    stages=(Stage("questions", FUNNEL, (QuestionReject,)),
+            Stage("refresh", ("released_rechecked", "released_carried"), (RefreshReject,))),
     deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
     run=run,
     demo_inputs=DEMO,
