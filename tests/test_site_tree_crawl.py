@@ -168,3 +168,20 @@ def test_a_crawl_killed_and_started_again_loses_no_page_and_fetches_none_twice(t
     assert Counter(again)["/"] == 0 and max(Counter(again).values()) == 1
     pages = pl.read_parquet(out / "pages.parquet")
     assert {path_of(u): d for u, d in zip(pages["url"], pages["depth"], strict=True)} == want, "none lost"
+
+
+def test_a_redirect_loop_is_a_page_with_its_reason_and_the_crawl_goes_on(tmp_path: Path) -> None:
+    looping = Site("loops", {
+        "/": Page("/", "Home", "<p>Start.</p>", links=[("/loop-a", "Loop"), ("/fine", "Fine")]),
+        "/loop-a": Page("/loop-a", "A", redirect="/loop-b"),
+        "/loop-b": Page("/loop-b", "B", redirect="/loop-a"),
+        "/fine": Page("/fine", "Fine", "<p>Reached.</p>"),
+    })
+    with SiteServer(looping) as server:
+        stats = run(server, tmp_path / "out")
+        hops = Counter(p for p in server.requests if p.startswith("/loop"))
+    pages = pl.read_parquet(tmp_path / "out" / "pages.parquet")
+    errors = dict(zip(pages["url"].map_elements(path_of, return_dtype=pl.String()), pages["error"], strict=True))
+    assert errors["/loop-a"] == "redirect_limit" and errors["/fine"] is None
+    assert sum(hops.values()) <= 6, "the loop is cut after a bounded number of hops"
+    assert stats["errors"] == {"redirect_limit": 1}
