@@ -1,23 +1,28 @@
-"""The site-tree flow: a crawl of each root in its own process, then questions by click depth from its pages."""
+"""The site-tree flow: a crawl of each root in its own process, then questions by click depth from its pages.
+
+The template generator writes the questions in one task; the LLM writer in three (write, verify, finish), each
+retried on its own, a retry paying only for the replies its cache does not hold.
+"""
 
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from contextlib import ExitStack
-
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NONE
 
-from flows.common import publish_funnel
+from flows.common import RETRY_TRANSIENT, publish_funnel, secret
 from spiders.run import check_roots, crawl
 from spiders.settings import user_agent
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
-from timelyqa.site_tree import pipeline
+from timelyqa.site_tree import llm, pipeline
+from timelyqa.site_tree.carry import released_rows
 from timelyqa.site_tree.source import DEMO_PORT
 
 
@@ -47,31 +52,73 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
 
 
 @task
+def check_models(out: Path, llm_secret_block: str | None) -> None:
+    """Fail the run before the crawl when a model is not served or its key is refused; never retried."""
+    _writer(out / "work", llm_secret_block)
+
+
+@task
 def make_questions(crawl_dir: Path, out: Path, settings: pipeline.Settings, previous: Path | None) -> Manifest:
     return pipeline.run(crawl_dir, out, settings, previous=previous)
+
+
+# The model's key is read inside each task, never passed in: task inputs feed cache keys and flow parameters
+# are stored by the API.
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def write_questions(crawl_dir: Path, workdir: Path, settings: pipeline.Settings, llm_secret_block: str | None
+                    ) -> Path:
+    return pipeline.write_questions(crawl_dir, workdir, settings, _writer(workdir, llm_secret_block))
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def verify_questions(written: Path, workdir: Path, llm_secret_block: str | None) -> Path:
+    return pipeline.verify_questions(written, workdir, _writer(workdir, llm_secret_block))
+
+
+@task(cache_policy=NONE)
+def finish(crawl_dir: Path, verified: Path, workdir: Path, out: Path, settings: pipeline.Settings,
+           previous: Path | None) -> Manifest:
+    earlier = released_rows(previous) if previous is not None else None
+    return pipeline.finish(crawl_dir, verified, workdir, out, settings, earlier)
+
+
+def _writer(workdir: Path, block: str | None) -> llm.SiteLLMWriter:
+    return llm.llm_site_writer(cache_dir=workdir / "llm-cache", api_key=secret(block))
 
 
 @flow(name="site-tree")
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
                    max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
-                   previous: str | None = None) -> dict[str, Any]:
+                   generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None
+                   ) -> dict[str, Any]:
     """Questions by click depth over whole website trees, as WebWalkerQA makes them.
 
     Each of `roots` is crawled breadth first on its own site, `max_depth` clicks deep and `max_pages` requests in
     all, rendering pages in Chromium by `render` (auto, never, always); the User-Agent is
     TIMELYQA_CRAWL_USER_AGENT's. `site` instead names a folder of a bundled site, served on 127.0.0.1 for the run
-    (the demo's). The crawl goes to `out`/crawl, the questions (`domain`, `seed`) to `out`; `previous`, a release,
-    has its rows of these sites re-checked against the crawl (kept, or retired with the reason).
+    (the demo's). The crawl goes to `out`/crawl, the questions (`domain`, `seed`) to `out`. `generator` is
+    `template` (offline) or `llm` (WebWalker's prompts: TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_* verifies; the
+    writer's key may come from the Prefect Secret block `llm_secret_block`), its models checked before the crawl.
+    `previous`, a release, has its rows of these sites re-checked against the crawl (kept, or retired with why).
     """
     if (roots is None) == (site is None):
         raise ConfigError("give roots (a list of URLs) or site (a folder to serve), one of them")
-    settings = pipeline.Settings(domain=domain, seed=seed)
+    settings = pipeline.Settings(domain=domain, seed=seed, generator=generator)
     out_dir = Path(out)
+    workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
+    if settings.generator == "llm":
+        check_models(out_dir, llm_secret_block)
     with ExitStack() as stack:
         if site is not None:
             roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
         check_inputs(roots or [])
         crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render)
-    manifest = make_questions(out_dir / "crawl", out_dir, settings, Path(previous) if previous else None)
+    earlier = Path(previous) if previous else None
+    if settings.generator == "llm":
+        written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)
+        verified = verify_questions(written, workdir, llm_secret_block)
+        manifest = finish(out_dir / "crawl", verified, workdir, out_dir, settings, earlier)
+    else:
+        manifest = make_questions(out_dir / "crawl", out_dir, settings, earlier)
     publish_funnel(manifest, out=out)
     return manifest.model_dump(mode="json")

@@ -230,6 +230,7 @@ def crawl_site_tree(
 
 class SiteGenerator(str, Enum):
     template = "template"
+    llm = "llm"
 
 
 @app.command("site-tree")
@@ -237,7 +238,9 @@ def site_tree(
     crawl_dir: Annotated[Path, typer.Option("--crawl", help="a finished `timelyqa crawl site-tree` folder")],
     out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
     generator: Annotated[SiteGenerator, typer.Option(help="template: facts in tables, definition lists and labelled "
-                                                     "fields (offline)")] = SiteGenerator.template,
+                                                     "fields (offline); llm: WebWalker's prompts (TIMELYQA_LLM_* "
+                                                     "writes, TIMELYQA_CHECK_LLM_* verifies)")]
+    = SiteGenerator.template,
     domain: Annotated[str, typer.Option(help="conference, organization, education, game or other")] = "other",
     seed: Annotated[int, typer.Option(help="seed for the facts and page pairs chosen")] = 0,
     previous: Annotated[Path | None, typer.Option(help="a release (or earlier output) whose rows of these sites "
@@ -245,10 +248,13 @@ def site_tree(
 ) -> None:
     """Questions by click depth from a crawled site tree, WebWalkerQA's way: single-source at depth 2-4, and
     multi-source from two pages."""
-    from timelyqa.site_tree import pipeline
+    from timelyqa.site_tree import llm, pipeline
 
     with _one_line_errors():
-        manifest = pipeline.run(crawl_dir, out, pipeline.Settings(domain=domain, seed=seed), previous=previous)
+        settings = pipeline.Settings(domain=domain, seed=seed, generator=generator.value)
+        pipeline.check_crawl(crawl_dir)
+        writer = llm.llm_site_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
+        manifest = pipeline.run(crawl_dir, out, settings, writer=writer, previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 

@@ -94,6 +94,10 @@ class StageWriter:
     def keep(self, record: QARecord) -> None:
         self._records.append(record)
 
+    def kept_ids(self) -> set[str]:
+        """The ids of the rows kept so far."""
+        return {r.id for r in self._records} | {i for f in self._kept for i in f.get_column("id").to_list()}
+
     def keep_frame(self, frame: pl.DataFrame) -> None:
         """Rows already in the record's columns (a stage that works on frames)."""
         self._kept.append(frame.select(list(self.spec.schema)).cast(dict(self.spec.schema)))

@@ -8,18 +8,24 @@ the `verification.method` it gives a record.
 
 from __future__ import annotations
 
+import os
 import re
 import string
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from timelyqa.llm.client import LLM, Prompt, Reply, ReplyFailure
+from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
 from timelyqa.reasons import Reason
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans({c: " " for c in string.punctuation + "–—‘’“”"})
 
+
+CHECK_PREFIX = "TIMELYQA_CHECK_LLM_"
+"""Where the checker model's settings come from; the writer's are `TIMELYQA_LLM_*`."""
 
 CheckReject = Reason.derived(
     "CheckReject", "check_", ReplyFailure, "the checker model gave no answer: {explanation}",
@@ -67,6 +73,26 @@ class Models:
             for key, amount in self.checker.usage.as_manifest().items():
                 total[key] = round(total.get(key, 0) + amount, 3)
         return total
+
+
+def models_from_env(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api_key: str | None = None,
+                    check_api_key: str | None = None) -> Models:
+    """The writer as `TIMELYQA_LLM_*` configures it and the checker as `TIMELYQA_CHECK_LLM_*` does (the writer itself
+    when neither its model nor its URL is set), both checked before any work.
+
+    Replies are cached in `cache_dir` unless `TIMELYQA_LLM_CACHE_DIR` says where, so that a re-run costs no call."""
+    env = dict(os.environ if environ is None else environ)
+    writer = LLMSettings.from_env(environ=env, cache_dir=env.get(f"{ENV_PREFIX}CACHE_DIR") or cache_dir,
+                                  api_key=api_key)
+    checker = None
+    if env.get(f"{CHECK_PREFIX}MODEL") or env.get(f"{CHECK_PREFIX}BASE_URL"):
+        checker = LLMSettings.from_env(CHECK_PREFIX, environ=env, cache_dir=env.get(f"{CHECK_PREFIX}CACHE_DIR")
+                                       or writer.cache_dir, api_key=check_api_key)
+    models = Models.of(LLM(writer), LLM(checker) if checker else None)
+    models.writer.preflight()
+    if models.checker is not models.writer:
+        models.checker.preflight()
+    return models
 
 
 def normalize(text: str) -> str:

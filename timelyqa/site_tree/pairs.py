@@ -10,6 +10,8 @@ by the pair's hash, so that a page's pairs do not all ask its first fact); no pa
 Pairs are ordered within each band by a seeded stable hash and taken from the bands in turn (easy, medium,
 hard, easy, ...) until `limit`: a site that has all three bands gets all three.
 
+The LLM writer (`candidates`) joins pages by the same rule with `page_pairs`: pages in place of their facts.
+
 The work is quadratic in the pages with facts at depth 1 to 4, which a crawl's page limit bounds.
 """
 
@@ -18,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
+from typing import TypeVar
 
 from timelyqa.site_tree.tree import DIFFICULTIES, Located, multi_difficulty, norm, seeded_key
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,21 +45,43 @@ def choose_pairs(facts: Sequence[Located], paths: Mapping[str, Sequence[str]], *
     for u, v in combinations(sorted(by_page), 2):
         first, second = sorted((by_page[u], by_page[v]), key=lambda fs: (fs[0].depth, fs[0].url))
         band = multi_difficulty(first[0].depth, second[0].depth)
-        if band is None or first[0].url in paths.get(second[0].url, ()) or second[0].url in paths.get(first[0].url, ()):
+        if band is None or related(first[0].url, second[0].url, paths):
             continue
         key = seeded_key(seed, u, v)
         joined = next(((a, b) for a, b in product(_turned(first, key[0]), _turned(second, key[1]))
                        if norm(a.value) != norm(b.value)), None)
         if joined is not None:
             bands[band].append((key, Pair(*joined, band)))
-    for band in bands.values():
-        band.sort(key=lambda keyed: keyed[0])
-    chosen: list[Pair] = []
-    for turn in range(max(map(len, bands.values()), default=0)):
+    return in_turn(bands, limit), sum(map(len, bands.values()))
+
+
+def page_pairs(depths: Mapping[str, int], paths: Mapping[str, Sequence[str]], *, seed: int, limit: int
+               ) -> tuple[list[tuple[str, str, str]], int]:
+    """Up to `limit` pairs (first url, second url, difficulty) of one root's pages (url: depth), by the rule above
+    with each page in place of its facts, and how many page pairs could have been asked about."""
+    bands: dict[str, list[tuple[bytes, tuple[str, str, str]]]] = {d: [] for d in DIFFICULTIES}
+    for u, v in combinations(sorted(depths), 2):
+        first, second = sorted((u, v), key=lambda url: (depths[url], url))
+        band = multi_difficulty(depths[first], depths[second])
+        if band is not None and not related(first, second, paths):
+            bands[band].append((seeded_key(seed, u, v), (first, second, band)))
+    return in_turn(bands, limit), sum(map(len, bands.values()))
+
+
+def related(first: str, second: str, paths: Mapping[str, Sequence[str]]) -> bool:
+    """One page lies on the other's click chain: one walk down finds both."""
+    return first in paths.get(second, ()) or second in paths.get(first, ())
+
+
+def in_turn(bands: Mapping[str, list[tuple[bytes, T]]], limit: int) -> list[T]:
+    """Up to `limit` items, each band in its seeded order, the bands taken in turn (easy, medium, hard, easy, ...)."""
+    ordered = {band: sorted(items, key=lambda keyed: keyed[0]) for band, items in bands.items()}
+    chosen: list[T] = []
+    for turn in range(max(map(len, ordered.values()), default=0)):
         for band in DIFFICULTIES:
-            if turn < len(bands[band]) and len(chosen) < limit:
-                chosen.append(bands[band][turn][1])
-    return chosen, sum(map(len, bands.values()))
+            if turn < len(ordered.get(band, ())) and len(chosen) < limit:
+                chosen.append(ordered[band][turn][1])
+    return chosen
 
 
 def _turned(facts: list[Located], by: int) -> list[Located]:

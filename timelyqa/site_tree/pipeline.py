@@ -1,24 +1,41 @@
-"""The site-tree source after its crawl: a crawl folder's pages in, questions, rejects and a manifest out."""
+"""The site-tree source after its crawl: a crawl folder's pages in, questions, rejects and a manifest out.
+
+The template generator (the default) runs in one step. The LLM writer (`llm`) runs in three, each reading and
+writing files in the run's work folder, so that the CLI and the flow run the same steps and a flow retries one
+without redoing the others: `write_questions` (the writer model, and the rules), `verify_questions` (the
+checker model), `finish` (the records and the outputs).
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Literal
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
-from timelyqa.files import sha256_file
+from timelyqa.files import sha256_file, write_parquet
+from timelyqa.llm.client import LLM, total_usage
 from timelyqa.manifest import Input, Manifest
+from timelyqa.record import Verification
 from timelyqa.site_tree.carry import carry, released_rows
+from timelyqa.site_tree.candidates import CANDIDATE_SCHEMA, Candidate, choose_candidates, page_record
 from timelyqa.site_tree.facts import FACTS_PARSER
-from timelyqa.site_tree.questions import write_questions
+from timelyqa.site_tree.llm import Draft, SiteLLMWriter, llm_site_writer
+from timelyqa.site_tree.questions import write_questions as template_questions
 from timelyqa.site_tree.record import DOMAINS
 from timelyqa.site_tree.source import SOURCE
+from timelyqa.site_tree.tree import chain
 from timelyqa.stages import StageWriter
 
-PAGES = "pages.parquet"
+PAGES, WRITTEN, VERIFIED = "pages.parquet", "written.parquet", "verified.parquet"
+DRAFT_SCHEMA = pl.Schema({**CANDIDATE_SCHEMA, "question": pl.String(), "answer": pl.String(),
+                          "generator": pl.String(), "verification": pl.String()})
 
 
 class Settings(BaseModel):
@@ -29,41 +46,123 @@ class Settings(BaseModel):
     domain: str = Field(default="other", description=f"one of {', '.join(DOMAINS)} (WebWalkerQA's four, or other)")
     language: str = "en"
     seed: int = 0
-    facts_per_page: int = Field(default=3, ge=1)
-    pairs_per_root: int = Field(default=20, ge=0)
+    facts_per_page: int = Field(default=3, ge=1, description="template: most facts asked of a page")
+    pairs_per_root: int = Field(default=20, ge=0, description="most multi-source questions of a site")
+    generator: Literal["template", "llm"] = "template"
+    pages_per_root: int = Field(default=20, ge=0, description="llm: most single-source pages of a site")
+    page_chars: int = Field(default=4000, ge=200, description="llm: most characters of a page in a prompt")
 
 
-def read_crawl(crawl: Path) -> pl.DataFrame:
-    """The crawl's pages; a folder that holds no finished crawl is a ConfigError naming it."""
+def check_crawl(crawl: Path) -> Path:
+    """The crawl's pages file; a folder that holds no finished crawl is a ConfigError naming it."""
     path = Path(crawl) / PAGES
     if not path.is_file():
         raise ConfigError(f"{crawl}: no {PAGES} (not a finished crawl: run `timelyqa crawl site-tree` first)")
-    return pl.read_parquet(path)
+    return path
 
 
-def run(crawl: Path, out: Path, settings: Settings | None = None, *, previous: Path | None = None) -> Manifest:
+def read_crawl(crawl: Path) -> pl.DataFrame:
+    return pl.read_parquet(check_crawl(crawl))
+
+
+def run(crawl: Path, out: Path, settings: Settings | None = None, *, writer: SiteLLMWriter | None = None,
+        previous: Path | None = None) -> Manifest:
     """Questions WebWalker's way from a crawl folder (`timelyqa crawl site-tree`): every candidate kept or rejected
-    with its reason, through the stage writer. With `previous` (a release or an earlier output), its rows of the
-    crawled sites are re-checked against this crawl: the true ones carried forward, the others dropped with why."""
+    with its reason, through the stage writer. `writer` (or `settings.generator == "llm"`, its models then named by
+    `TIMELYQA_LLM_*` and `TIMELYQA_CHECK_LLM_*`) writes with WebWalker's prompts; the template generator otherwise.
+    With `previous` (a release or an earlier output), its rows of the crawled sites are re-checked against this
+    crawl: the true ones carried forward, the others dropped with why."""
     settings = settings or Settings()
-    pages = read_crawl(crawl)
+    check_crawl(crawl)
     earlier = released_rows(previous) if previous is not None else None
-    ledger = StageWriter(SOURCE, out)
-    with ledger.timed("questions"):
-        written = write_questions(pages, domain=settings.domain, language=settings.language, seed=settings.seed,
-                                  facts_per_page=settings.facts_per_page, pairs_per_root=settings.pairs_per_root)
-    for line, n in written.counts.items():
+    if writer is None and settings.generator == "template":
+        pages = read_crawl(crawl)
+        ledger = StageWriter(SOURCE, out)
+        with ledger.timed("questions"):
+            written = template_questions(pages, domain=settings.domain, language=settings.language,
+                                         seed=settings.seed, facts_per_page=settings.facts_per_page,
+                                         pairs_per_root=settings.pairs_per_root)
+        for line, n in written.counts.items():
+            ledger.count(line, n)
+        ledger.reject_all(written.rejected)
+        for record in written.records:
+            ledger.keep(record)
+        return _finish(ledger, crawl, pages, settings, earlier)
+    settings = settings.model_copy(update={"generator": "llm"})  # the manifest states the writer that ran
+    writer = writer or llm_site_writer(cache_dir=Path(out) / "llm-cache")
+    workdir = Path(out) / "work"
+    verified = verify_questions(write_questions(crawl, workdir, settings, writer), workdir, writer)
+    return finish(crawl, verified, workdir, out, settings, earlier)
+
+
+def write_questions(crawl: Path, workdir: Path, settings: Settings, writer: SiteLLMWriter) -> Path:
+    """The pages and pairs chosen, a query and answer for each from the writer model, checked by rule."""
+    if settings.domain not in DOMAINS:
+        raise ConfigError(f"domain must be one of {', '.join(DOMAINS)}, not {settings.domain!r}")
+    pages = read_crawl(crawl)
+    ledger = _ledger(workdir)
+    with ledger.timed("write"), _usage(ledger, writer.llms):
+        chosen = choose_candidates(pages, seed=settings.seed, pages_per_root=settings.pages_per_root,
+                                   pairs_per_root=settings.pairs_per_root, page_chars=settings.page_chars)
+        drafts = writer.write(chosen.candidates)
+    for line, n in chosen.counts.items():
         ledger.count(line, n)
-    ledger.reject_all(written.rejected)
-    for record in written.records:
-        ledger.keep(record)
+    ledger.reject_all(chosen.rejected)
+    return _through(ledger, chosen.candidates, drafts, workdir / WRITTEN, part="write", line="questions_written")
+
+
+def verify_questions(written: Path, workdir: Path, writer: SiteLLMWriter) -> Path:
+    """Each written question judged by the checker model's strict verifier."""
+    rows = pl.read_parquet(written).to_dicts()
+    candidates = [Candidate.of(row) for row in rows]
+    ledger = _ledger(workdir)
+    with ledger.timed("verify"), _usage(ledger, writer.llms):
+        drafts = writer.verify(candidates, [Draft(r["question"], r["answer"], None, "", r["generator"]) for r in rows])
+    return _through(ledger, candidates, drafts, workdir / VERIFIED, part="verify", line="questions_verified")
+
+
+def finish(crawl: Path, verified: Path, workdir: Path, out: Path, settings: Settings,
+           earlier: pl.DataFrame | None = None) -> Manifest:
+    """The verified questions as records, and the run's outputs."""
+    ledger = StageWriter.resume(SOURCE, out, work=workdir)
+    frame = read_crawl(crawl)
+    pages = {row["url"]: row for row in frame.to_dicts()}
+    parent_of = {url: row["parent"] for url, row in pages.items()}
+    for row in pl.read_parquet(verified).iter_rows(named=True):
+        c = Candidate.of(row)
+        ledger.keep(page_record(c, question=row["question"], answer=row["answer"], generator=row["generator"],
+                                verification=Verification.model_validate_json(row["verification"]), pages=pages,
+                                paths={url: chain(parent_of, url) for url in c.urls}, domain=settings.domain,
+                                language=settings.language))
+    return _finish(ledger, crawl, frame, settings, earlier)
+
+
+def _through(ledger: StageWriter, candidates: Sequence[Candidate], drafts: Sequence[Draft], target: Path, *,
+             part: str, line: str) -> Path:
+    """The drafts kept go to `target` with their candidates, the others are rejected with their reasons."""
+    kept = []
+    for c, d in zip(candidates, drafts, strict=True):
+        if not d.kept or d.reason is not None:
+            ledger.reject({**c.item(), "question": d.question, "answer": d.answer}, d.reason,  # type: ignore[arg-type]
+                          f"{c.type} {' + '.join(c.urls)}: {d.detail}")
+            continue
+        kept.append({**c.row(), "question": d.question, "answer": d.answer, "generator": d.generator,
+                     "verification": d.verification.model_dump_json() if d.verification else None})
+    ledger.count(line, len(kept))
+    write_parquet(pl.DataFrame(kept, schema=DRAFT_SCHEMA, orient="row"), target)
+    ledger.save(part)
+    return target
+
+
+def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Settings,
+            earlier: pl.DataFrame | None) -> Manifest:
     fetched = pages.get_column("fetched_at").drop_nulls()
     as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else datetime.now().astimezone()
     if earlier is not None:
+        roots = list(set(pages.get_column("root_url").drop_nulls()))
         with ledger.timed("refresh"):
-            carried, gone = carry(earlier, pages, as_of=as_of, made={r.id for r in written.records})
-        ledger.count("released_rechecked", earlier.filter(pl.col("root_url").is_in(
-            list(set(pages.get_column("root_url").drop_nulls())))).height)
+            carried, gone = carry(earlier, pages, as_of=as_of, made=ledger.kept_ids())
+        ledger.count("released_rechecked", earlier.filter(pl.col("root_url").is_in(roots)).height)
         ledger.count("released_carried", len(carried))
         ledger.reject_all(gone)
         for record in carried:
@@ -72,3 +171,18 @@ def run(crawl: Path, out: Path, settings: Settings | None = None, *, previous: P
     return ledger.finish(as_of=as_of, inputs={"pages": Input(path=str(Path(crawl) / PAGES),
                                                              sha256=sha256_file(Path(crawl) / PAGES))},
                          settings=settings.model_dump(), details={"roots": roots, "parser": FACTS_PARSER})
+
+
+def _ledger(workdir: Path) -> StageWriter:
+    return StageWriter(SOURCE, workdir.parent, work=workdir)
+
+
+@contextmanager
+def _usage(ledger: StageWriter, llms: Sequence[LLM]) -> Iterator[None]:
+    """Adds to the ledger what the models were used for inside the block (not what they had done before)."""
+    before = Counter(total_usage(list(llms)))
+    try:
+        yield
+    finally:
+        after = Counter(total_usage(list(llms)))
+        ledger.use({k: round(after[k] - before[k], 3) for k in after})

@@ -8,7 +8,10 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.manifest import Manifest
+from timelyqa.site_tree import candidates
+from timelyqa.site_tree.candidates import PageReject
 from timelyqa.site_tree.carry import RefreshReject
+from timelyqa.site_tree.llm import AnswerReject, VerifierReject, WriterReject
 from timelyqa.site_tree.questions import FUNNEL, QuestionReject
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
@@ -50,8 +53,14 @@ SOURCE = SourceSpec(
     group_key=GroupKey("root_url", pl.col("root_url"), "the website (`root_url`)"),
     licence="other",  # the terms of each site's pages, named in every row's `evidence`
     card=Card("questions over whole website trees, by click depth, as WebWalkerQA makes them", SECTION),
-    stages=(Stage("questions", FUNNEL, (QuestionReject,)),
-            Stage("refresh", ("released_rechecked", "released_carried"), (RefreshReject,))),
+    stages=(
+        Stage("questions", FUNNEL, (QuestionReject,)),
+        # The LLM writer (`--generator llm`): pages and pairs chosen and written about, then verified. Its rule checks
+        # share the template's reasons where they mean the same (answer_in_question, duplicate_question, ...).
+        Stage("write", (*candidates.FUNNEL, "questions_written"), (PageReject, WriterReject, AnswerReject)),
+        Stage("verify", ("questions_verified",), (VerifierReject,)),
+        Stage("refresh", ("released_rechecked", "released_carried"), (RefreshReject,)),
+    ),
     deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
     run=run,
     demo_inputs=DEMO,

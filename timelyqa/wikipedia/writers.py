@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol, get_args
 
 from timelyqa.llm import prompts
-from timelyqa.llm.check import Models, check_answers
+from timelyqa.llm.check import Models, check_answers, models_from_env
 from timelyqa.llm.client import LLM, Prompt, ReplyFailure
 from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
 from timelyqa.llm.shapes import Domain as DomainName
@@ -34,8 +34,6 @@ WriterReject = Reason.derived(
     "WriterReject", "writer_", ReplyFailure, "the writer model gave no question: {explanation}",
     {"EMPTY_QUESTION": ("writer_empty_question", "the writer model's question is empty")})
 """Why the writer gave no question."""
-CHECK_PREFIX = "TIMELYQA_CHECK_LLM_"
-"""Where the checker model's settings come from; the writer's are `TIMELYQA_LLM_*`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,17 +167,7 @@ def llm_writer(*, cache_dir: Path, environ: Mapping[str, str] | None = None, api
     Replies are cached in `cache_dir` unless `TIMELYQA_LLM_CACHE_DIR` says where, so that a re-run costs no call.
     Without a checker of its own the writer checks itself, and every record says the check was not independent.
     """
-    env = dict(os.environ if environ is None else environ)
-    writer = LLMSettings.from_env(environ=env, cache_dir=env.get(f"{ENV_PREFIX}CACHE_DIR") or cache_dir,
-                                  api_key=api_key)
-    checker = None
-    if env.get(f"{CHECK_PREFIX}MODEL") or env.get(f"{CHECK_PREFIX}BASE_URL"):
-        checker = LLMSettings.from_env(CHECK_PREFIX, environ=env, cache_dir=env.get(f"{CHECK_PREFIX}CACHE_DIR")
-                                       or writer.cache_dir, api_key=check_api_key)
-    models = Models.of(LLM(writer), LLM(checker) if checker else None)
-    models.writer.preflight()
-    if models.checker is not models.writer:
-        models.checker.preflight()
+    models = models_from_env(cache_dir=cache_dir, environ=environ, api_key=api_key, check_api_key=check_api_key)
     return LLMWriter(models)
 
 
