@@ -139,14 +139,12 @@ class SiteTreeSpider(Spider):
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
             error = "not_html"
-        yield {"kind": "page", "url": key, "final_url": response.url, "status": response.status,
+        yield {"url": key, "final_url": response.url, "status": response.status,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "title": _title(response) if html is not None else None, "html": html, "error": error,
                "rendered": rendered, "render_reason": reason,
                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found],
                "facts": [asdict(f) for f in extract_facts(html)] if html is not None and error is None else []}
-        for c in found:
-            yield {"kind": "link", "from": key, "to": c.href, "text": c.text, "link_kind": c.kind}
         here = self.depth[key]
         for target in self.links[key]:
             yield from self._reach(target, here + 1, key, self.root_of[key])
@@ -164,7 +162,7 @@ class SiteTreeSpider(Spider):
         self.crawler.stats.inc_value(f"pages/error/{reason}")
         self.links[key] = []
         self.fetched.add(key)
-        yield {"kind": "page", "url": key, "final_url": request.url, "status": None,
+        yield {"url": key, "final_url": request.url, "status": None,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "title": None, "html": None,
                "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": [], "facts": []}
 

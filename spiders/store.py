@@ -37,13 +37,13 @@ def extract(html: str | None, url: str) -> tuple[str | None, str | None]:
 
 
 class CrawlStore:
-    """An item pipeline: each page and link line is appended (and flushed) to JSONL as the crawl goes, so a killed
-    crawl keeps what it fetched; at the end pages.parquet, links.parquet and crawl_stats.json are written with each
-    page's final depth, its parent on the shortest path and its root."""
+    """An item pipeline: each page is appended (and flushed) to pages.jsonl as the crawl goes, so a killed crawl keeps
+    what it fetched; at the end pages.parquet, links.parquet (the pages' clickables) and crawl_stats.json are written
+    with each page's final depth, its parent on the shortest path and its root."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.files: dict[str, IO[str]] = {}
+        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlStore:
@@ -52,21 +52,18 @@ class CrawlStore:
     def open_spider(self) -> None:
         out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
         out.mkdir(parents=True, exist_ok=True)
-        self.files = {kind: (out / f"{kind}s.jsonl").open("a", encoding="utf-8") for kind in ("page", "link")}
+        self.journal = (out / "pages.jsonl").open("a", encoding="utf-8")
 
     def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
-        if item["kind"] == "page":
-            markdown, text = extract(item.pop("html"), item["final_url"])
-            item = {**item, "markdown": markdown, "text": text}
-            self.crawler.stats.inc_value("pages/stored")
-        line = {k: v for k, v in item.items() if k != "kind"}
-        self.files[item["kind"]].write(json.dumps(line, ensure_ascii=False) + "\n")
-        self.files[item["kind"]].flush()
+        markdown, text = extract(item.pop("html"), item["final_url"])
+        item = {**item, "markdown": markdown, "text": text}
+        self.crawler.stats.inc_value("pages/stored")
+        self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
+        self.journal.flush()
         return item
 
     def close_spider(self) -> None:
-        for f in self.files.values():
-            f.close()
+        self.journal.close()
         spider: Any = self.crawler.spider
         out = Path(spider.out)
         pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -77,9 +74,10 @@ class CrawlStore:
                          "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
         frame = pl.DataFrame(rows, schema=PAGE_SCHEMA, orient="row").sort("depth", "url")
         write_parquet(frame, out / "pages.parquet")
-        links = [json.loads(line) for line in (out / "links.jsonl").read_text(encoding="utf-8").splitlines()]
-        write_parquet(pl.DataFrame([{"from": l["from"], "to": l["to"], "text": l["text"], "kind": l["link_kind"]}
-                                    for l in links], schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
+        # the click graph is the pages' clickables, in the order the pages came in
+        links = [{"from": p["url"], "to": c["href"], "text": c["text"], "kind": c["kind"]}
+                 for p in pages for c in p["clickables"]]
+        write_parquet(pl.DataFrame(links, schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
                       out / "links.parquet")
         write_text(out / "crawl_stats.json", json.dumps(crawl_stats(frame, self.crawler.stats.get_stats()),
                                                         indent=2, sort_keys=True, default=str))
