@@ -42,6 +42,7 @@ LOG_LEVEL = "INFO"
 # cache misses bound methods): 0.7 ms a page, an eighth of the crawl process's own time. The spider has no such return.
 WARN_ON_GENERATOR_RETURN_VALUE = False
 
+EXTRACT_WORKERS = 1  # processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own
 DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60}
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
 
@@ -54,10 +55,21 @@ def user_agent(environ: dict[str, str] | None = None) -> str:
     return value
 
 
+TUNABLE = frozenset({"AUTOTHROTTLE_ENABLED", "AUTOTHROTTLE_START_DELAY", "AUTOTHROTTLE_MAX_DELAY",
+                     "AUTOTHROTTLE_TARGET_CONCURRENCY", "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS_PER_DOMAIN",
+                     "DOWNLOAD_DELAY", "EXTRACT_WORKERS"})
+"""The settings a caller may change for one crawl: pace and concurrency (a site of your own can take more than a
+stranger's), never what keeps a crawl safe (robots.txt, the guard, size limits, no remote control)."""
+
+
 def crawl_settings(out: Path, *, fresh: bool = False, render: str = "never", chromium: str | None = None,
-                   environ: dict[str, str] | None = None) -> dict[str, Any]:
+                   environ: dict[str, str] | None = None, tuned: dict[str, Any] | None = None) -> dict[str, Any]:
     """The per-crawl settings: User-Agent, the job folder that makes it resumable, the HTTP cache's folder, and
-    Chromium when pages may be rendered (ValueError, saying where it was looked for, when there is none)."""
+    Chromium when pages may be rendered (ValueError, saying where it was looked for, when there is none); then the
+    `tuned` ones, each named in TUNABLE (ValueError naming any other)."""
+    if unknown := sorted(set(tuned or {}) - TUNABLE):
+        raise ValueError(f"crawl setting {', '.join(unknown)}: not one a crawl may change "
+                         f"(those are {', '.join(sorted(TUNABLE))})")
     settings: dict[str, Any] = {
         "USER_AGENT": user_agent(environ),
         "JOBDIR": str(out / "job"),
@@ -70,7 +82,7 @@ def crawl_settings(out: Path, *, fresh: bool = False, render: str = "never", chr
             raise ValueError(f"--render {render} needs Chromium: none at {CHROMIUM_ENV}, in Playwright's browsers "
                              f"(`playwright install chromium`) or at {SYSTEM_CHROMIUM}")
         settings |= playwright_settings(path)
-    return settings
+    return settings | (tuned or {})
 
 
 USER_AGENT = DEFAULT_USER_AGENT
