@@ -1,4 +1,4 @@
-"""`make bench`: the Wikidata source's speed, in one run, with its two targets; figures in out/bench.json.
+"""`make bench`: the sources' speed, in one run, with their targets; figures in out/bench.json.
 
 1. Delta against scan, on two synthetic dumps of about 10 million truthy triples each
    (scripts/synthetic_dumps.py, cached under out/bench/). The scan is the floor: decompress both
@@ -8,6 +8,9 @@
 2. Verification: real L1/L2/L3 questions over a smaller synthetic T1 served by a local Oxigraph,
    checked by `verify_all` in batches and by one standalone query per question. Target: batched
    >= 10x the questions per second; both must give every question the same outcome.
+3. Crawl (scripts/bench_crawl.py, figures under "crawl"): the site-tree crawl of a 2,000-page local static site
+   against parsing the same pages alone in one process, and pages rendered through Chromium. Target: crawl
+   pages/s >= 0.8x parse-alone pages/s; both must give every page the same clickables and content.
 
 Timings are wall-clock seconds, best of `--repeat` runs (other work on the machine only ever adds
 time); CPU seconds are printed beside them. Exit 1 when a target is missed, after writing the file.
@@ -183,16 +186,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=None, help="default: the pipeline's Settings")
     parser.add_argument("--single-limit", type=int, default=None,
                         help="time one-query-per-question on only this many questions (rates are per question)")
+    parser.add_argument("--crawl-pages", type=int, default=int(env("BENCH_CRAWL_PAGES", 2000)),
+                        help="pages of the local site the crawl part crawls (env BENCH_CRAWL_PAGES)")
+    parser.add_argument("--render-pages", type=int, default=int(env("BENCH_RENDER_PAGES", 80)),
+                        help="pages of it crawled through Chromium (env BENCH_RENDER_PAGES; 0: none)")
     parser.add_argument("--repeat", type=int, default=int(env("BENCH_REPEAT", 1)))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where generated dumps are kept")
     parser.add_argument("--out", type=Path, default=DEFAULT_CACHE.parent / "bench.json")
     parser.add_argument("--no-fail", action="store_true", help="report missed targets but exit 0 (for tests)")
     args = parser.parse_args(argv)
-    if args.repeat < 1 or args.triples < 1 or args.questions < 1:
-        parser.error("--repeat, --triples and --questions must be positive")
+    if args.repeat < 1 or args.triples < 1 or args.questions < 1 or args.crawl_pages < 1 or args.render_pages < 0:
+        parser.error("--repeat, --triples, --questions and --crawl-pages must be positive, --render-pages not negative")
 
-    import bench_verify  # after the worker dispatch: the workers must not pay for this import
+    import bench_crawl  # after the worker dispatch: the workers must not pay for these imports
+    import bench_verify
     from timelyqa.wikidata.pipeline import Settings
 
     batch_size = args.batch_size or Settings().batch_size
@@ -209,12 +217,15 @@ def main(argv: list[str] | None = None) -> int:
     figures |= bench_verify.measure(qs, t1_dir, work, batch_size=batch_size, concurrency=concurrency,
                                     repeat=args.repeat, single_limit=args.single_limit)
     shutil.rmtree(work, ignore_errors=True)
+    print(f"Crawl of a {args.crawl_pages:,}-page static site on 127.0.0.1", flush=True)
+    crawled = bench_crawl.measure(args.cache / "crawl-work", pages=args.crawl_pages, render_pages=args.render_pages,
+                                  repeat=args.repeat, seed=args.seed)
     figures |= {"verify_graph_triples": graph_triples, "verify_batch_size": batch_size,
                 "verify_concurrency": concurrency,
                 "bench_seconds": round(time.perf_counter() - started, 1)}
-    missed = report(figures)
+    missed = report(figures) + bench_crawl.report(crawled)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    args.out.write_text(json.dumps({**figures, "crawl": crawled}, indent=2, sort_keys=True) + "\n")
     print(f"\nFigures written to {args.out}")
     if missed:
         print("Targets missed: " + "; ".join(missed))

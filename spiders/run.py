@@ -32,12 +32,14 @@ def check_roots(roots: list[str], *, user_agent: str, timeout: float = 10.0) -> 
             raise ConfigError(f"--root {root}: does not answer ({type(exc).__name__}: {exc})") from None
 
 
-def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> tuple[list[str], dict[str, str]]:
+def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
+            settings: dict[str, Any] | None = None) -> tuple[list[str], dict[str, str]]:
     """The command line and environment of one crawl; a wrong setting is a ConfigError before any work. Starting
-    it where a crawl was killed resumes that crawl; where one finished, starts afresh (the HTTP cache stays)."""
+    it where a crawl was killed resumes that crawl; where one finished, starts afresh (the HTTP cache stays).
+    `settings` change the crawl's pace (spiders.settings.TUNABLE), e.g. for a site of your own."""
     out = Path(out)
     try:
-        settings = crawl_settings(out, fresh=fresh, render=str(args.get("render", "never")))
+        every = crawl_settings(out, fresh=fresh, render=str(args.get("render", "never")), tuned=settings)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     out.mkdir(parents=True, exist_ok=True)
@@ -47,7 +49,7 @@ def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False
         shutil.rmtree(out / "job", ignore_errors=True)
     argv = [sys.executable, "-m", "scrapy", "crawl", spider, "--loglevel", "WARNING",
             *(a for k, v in {**args, "out": str(out)}.items() for a in ("-a", f"{k}={v}")),
-            *(a for k, v in settings.items()
+            *(a for k, v in every.items()
               for a in ("-s", f"{k}={json.dumps(v) if isinstance(v, dict | list) else v}"))]
     root = str(Path(__file__).resolve().parent.parent)
     env = {**os.environ, "SCRAPY_SETTINGS_MODULE": "spiders.settings",
@@ -55,10 +57,11 @@ def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False
     return argv, env
 
 
-def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False) -> dict[str, Any]:
+def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
+          settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """Run one crawl to its end; its stats, or SourceContractError when it fetched nothing (Scrapy exits 0 even
     then)."""
-    argv, env = command(spider, args, out, fresh=fresh)
+    argv, env = command(spider, args, out, fresh=fresh, settings=settings)
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     out = Path(out)
     if not (out / STATS).is_file():

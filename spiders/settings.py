@@ -25,6 +25,7 @@ AUTOTHROTTLE_START_DELAY = 0.5
 AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 CONCURRENT_REQUESTS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
+CONCURRENT_ITEMS = 1  # one item a page: Scrapy's default of 100 only starts 100 asyncio tasks for every page
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 5 * 1024 * 1024  # a page over 5 MiB is no page a person reads: dropped as body_too_large
 DOWNLOAD_WARNSIZE = 0
@@ -37,7 +38,11 @@ HTTPCACHE_ENABLED = True  # re-runs are served from the cache unless asked fresh
 HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 429]
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 LOG_LEVEL = "INFO"
+# Scrapy re-reads and re-parses a callback's source on every response to warn of a `return value` in a generator (its
+# cache misses bound methods): 0.7 ms a page, an eighth of the crawl process's own time. The spider has no such return.
+WARN_ON_GENERATOR_RETURN_VALUE = False
 
+EXTRACT_WORKERS = 1  # processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own
 DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60}
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
 
@@ -50,10 +55,21 @@ def user_agent(environ: dict[str, str] | None = None) -> str:
     return value
 
 
+TUNABLE = frozenset({"AUTOTHROTTLE_ENABLED", "AUTOTHROTTLE_START_DELAY", "AUTOTHROTTLE_MAX_DELAY",
+                     "AUTOTHROTTLE_TARGET_CONCURRENCY", "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS_PER_DOMAIN",
+                     "DOWNLOAD_DELAY", "EXTRACT_WORKERS"})
+"""The settings a caller may change for one crawl: pace and concurrency (a site of your own can take more than a
+stranger's), never what keeps a crawl safe (robots.txt, the guard, size limits, no remote control)."""
+
+
 def crawl_settings(out: Path, *, fresh: bool = False, render: str = "never", chromium: str | None = None,
-                   environ: dict[str, str] | None = None) -> dict[str, Any]:
+                   environ: dict[str, str] | None = None, tuned: dict[str, Any] | None = None) -> dict[str, Any]:
     """The per-crawl settings: User-Agent, the job folder that makes it resumable, the HTTP cache's folder, and
-    Chromium when pages may be rendered (ValueError, saying where it was looked for, when there is none)."""
+    Chromium when pages may be rendered (ValueError, saying where it was looked for, when there is none); then the
+    `tuned` ones, each named in TUNABLE (ValueError naming any other)."""
+    if unknown := sorted(set(tuned or {}) - TUNABLE):
+        raise ValueError(f"crawl setting {', '.join(unknown)}: not one a crawl may change "
+                         f"(those are {', '.join(sorted(TUNABLE))})")
     settings: dict[str, Any] = {
         "USER_AGENT": user_agent(environ),
         "JOBDIR": str(out / "job"),
@@ -66,7 +82,7 @@ def crawl_settings(out: Path, *, fresh: bool = False, render: str = "never", chr
             raise ValueError(f"--render {render} needs Chromium: none at {CHROMIUM_ENV}, in Playwright's browsers "
                              f"(`playwright install chromium`) or at {SYSTEM_CHROMIUM}")
         settings |= playwright_settings(path)
-    return settings
+    return settings | (tuned or {})
 
 
 USER_AGENT = DEFAULT_USER_AGENT

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
-from timelyqa.site_tree.facts import extract_facts
 
 RENDERS = ("never", "always", "auto")
 JOURNAL = "pages.jsonl"
@@ -139,14 +137,10 @@ class SiteTreeSpider(Spider):
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
             error = "not_html"
-        yield {"kind": "page", "url": key, "final_url": response.url, "status": response.status,
+        yield {"url": key, "final_url": response.url, "status": response.status,
                "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
-               "title": _title(response) if html is not None else None, "html": html, "error": error,
-               "rendered": rendered, "render_reason": reason,
-               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found],
-               "facts": [asdict(f) for f in extract_facts(html)] if html is not None and error is None else []}
-        for c in found:
-            yield {"kind": "link", "from": key, "to": c.href, "text": c.text, "link_kind": c.kind}
+               "html": html, "error": error, "rendered": rendered, "render_reason": reason,
+               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
         for target in self.links[key]:
             yield from self._reach(target, here + 1, key, self.root_of[key])
@@ -164,9 +158,9 @@ class SiteTreeSpider(Spider):
         self.crawler.stats.inc_value(f"pages/error/{reason}")
         self.links[key] = []
         self.fetched.add(key)
-        yield {"kind": "page", "url": key, "final_url": request.url, "status": None,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "title": None, "html": None,
-               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": [], "facts": []}
+        yield {"url": key, "final_url": request.url, "status": None,
+               "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""
@@ -213,8 +207,3 @@ class SiteTreeSpider(Spider):
 def _is_html(response: TextResponse) -> bool:
     kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
     return kind in ("text/html", "application/xhtml+xml", "")
-
-
-def _title(response: TextResponse) -> str | None:
-    title = response.xpath("normalize-space(//title)").get()
-    return title or None

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import polars as pl
-import trafilatura
 from scrapy.crawler import Crawler
 
+from spiders.content import ContentWorkers, read
 from timelyqa.files import write_parquet, write_text
 from timelyqa.site_tree.facts import FACT_DTYPE
 
@@ -27,46 +27,46 @@ when it was): what questions are asked about, and what a later crawl re-checks."
 LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
 
 
-def extract(html: str | None, url: str) -> tuple[str | None, str | None]:
-    """The page's main content as markdown and as plain text (trafilatura, tables kept)."""
-    if not html:
-        return None, None
-    options = {"url": url, "include_tables": True, "include_comments": False, "fast": True}
-    return (trafilatura.extract(html, output_format="markdown", **options),
-            trafilatura.extract(html, output_format="txt", **options))
-
-
 class CrawlStore:
-    """An item pipeline: each page and link line is appended (and flushed) to JSONL as the crawl goes, so a killed
-    crawl keeps what it fetched; at the end pages.parquet, links.parquet and crawl_stats.json are written with each
-    page's final depth, its parent on the shortest path and its root."""
+    """An item pipeline: each page is appended (and flushed) to pages.jsonl as the crawl goes, so a killed crawl keeps
+    what it fetched; at the end pages.parquet, links.parquet (the pages' clickables) and crawl_stats.json are written
+    with each page's final depth, its parent on the shortest path and its root.
+
+    A page's title, markdown, text and facts (spiders/content.py: trafilatura is the costliest step of a page) are
+    read by `EXTRACT_WORKERS` worker processes while this one keeps fetching and following links; with 0 they are
+    read here, in turn. A page is in the journal once its content is."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.files: dict[str, IO[str]] = {}
+        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
+        self.workers = ContentWorkers([])
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlStore:
         return cls(crawler)
 
-    def open_spider(self) -> None:
+    async def open_spider(self) -> None:
         out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
         out.mkdir(parents=True, exist_ok=True)
-        self.files = {kind: (out / f"{kind}s.jsonl").open("a", encoding="utf-8") for kind in ("page", "link")}
+        self.journal = (out / "pages.jsonl").open("a", encoding="utf-8")
+        self.workers = await ContentWorkers.start(self.crawler.settings.getint("EXTRACT_WORKERS"))
 
-    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
-        if item["kind"] == "page":
-            markdown, text = extract(item.pop("html"), item["final_url"])
-            item = {**item, "markdown": markdown, "text": text}
-            self.crawler.stats.inc_value("pages/stored")
-        line = {k: v for k, v in item.items() if k != "kind"}
-        self.files[item["kind"]].write(json.dumps(line, ensure_ascii=False) + "\n")
-        self.files[item["kind"]].flush()
+    async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        html, url, with_facts = item.pop("html"), item["final_url"], item["error"] is None
+        content = await self.workers.read(html, url, with_facts=with_facts) if html and self.workers else None
+        if content is None:
+            if html and self.workers:  # the worker failed on this page, or died: here, where Scrapy sees any error
+                self.crawler.stats.inc_value("content/worker_failed")
+            content = read(html, url, with_facts=with_facts)
+        item |= content
+        self.crawler.stats.inc_value("pages/stored")
+        self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
+        self.journal.flush()
         return item
 
-    def close_spider(self) -> None:
-        for f in self.files.values():
-            f.close()
+    async def close_spider(self) -> None:
+        await self.workers.close()
+        self.journal.close()
         spider: Any = self.crawler.spider
         out = Path(spider.out)
         pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -77,16 +77,18 @@ class CrawlStore:
                          "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
         frame = pl.DataFrame(rows, schema=PAGE_SCHEMA, orient="row").sort("depth", "url")
         write_parquet(frame, out / "pages.parquet")
-        links = [json.loads(line) for line in (out / "links.jsonl").read_text(encoding="utf-8").splitlines()]
-        write_parquet(pl.DataFrame([{"from": l["from"], "to": l["to"], "text": l["text"], "kind": l["link_kind"]}
-                                    for l in links], schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
+        # the click graph is the pages' clickables, in the order the pages came in
+        links = [{"from": p["url"], "to": c["href"], "text": c["text"], "kind": c["kind"]}
+                 for p in pages for c in p["clickables"]]
+        write_parquet(pl.DataFrame(links, schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
                       out / "links.parquet")
         write_text(out / "crawl_stats.json", json.dumps(crawl_stats(frame, self.crawler.stats.get_stats()),
                                                         indent=2, sort_keys=True, default=str))
 
 
 def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
-    """What a crawl did: pages, bytes, errors by reason, rendered pages, pages per depth, refused and bounded URLs."""
+    """What a crawl did: pages, bytes, errors by reason, rendered pages, pages per depth, refused and bounded URLs,
+    and pages a content worker failed on."""
     fetched = pages.filter(pl.col("error").is_null())
     def by_prefix(prefix: str) -> dict[str, int]:
         return {k.removeprefix(prefix): int(v) for k, v in sorted(stats.items()) if k.startswith(prefix)}
@@ -100,4 +102,5 @@ def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
         "refused": by_prefix("guard/"),
         "bounded": by_prefix("traps/"),
         "skipped": by_prefix("pages/skipped/"),
+        "worker_failed": int(stats.get("content/worker_failed", 0)),  # pages then read in the crawl's own process
     }

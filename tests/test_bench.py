@@ -1,4 +1,5 @@
-"""`make bench` end to end on a tiny size: every figure lands in bench.json, and both verifications agree."""
+"""`make bench` end to end on a tiny size: every figure lands in bench.json, both verifications agree, and the crawl
+part crawls, parses and renders. Speeds are the bench's to report, never a test's to assert."""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], s
     out = tmp / "out" / "bench.json"
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--triples", "20000", "--verify-triples", "20000", "--questions", "150",
-         "--cache", str(tmp / "cache"), "--out", str(out), "--no-fail"],
+         "--crawl-pages", "100", "--render-pages", "10", "--cache", str(tmp / "cache"), "--out", str(out),
+         "--no-fail"],
         capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
     return json.loads(out.read_text()), proc.stdout, tmp / "cache"
@@ -40,7 +42,8 @@ def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, f
     expected = {"scan_seconds", "delta_seconds", "delta_over_scan", "delta_peak_rss_mb", "triples_t0", "triples_t1",
                 "verify_batched_qps", "verify_single_qps", "verify_speedup", "verify_questions", "verify_agreeing"}
     assert expected <= figures.keys()
-    bad = {k: v for k, v in figures.items() if isinstance(v, bool) or not isinstance(v, int | float) or v <= 0}
+    bad = {k: v for k, v in figures.items()
+           if k != "crawl" and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)}
     assert not bad
     # The delta really ran on dumps of the asked size, and found a few % of the triples changed.
     assert 15_000 < figures["triples_t0"] < 25_000
@@ -57,6 +60,21 @@ def test_batched_and_single_verification_agree_on_every_question(bench: tuple[di
     assert figures["verify_agreeing"] == figures["verify_questions"]
     assert sum(figures[f"verify_questions_L{n}"] for n in (1, 2, 3)) == figures["verify_questions"]
     assert "same outcome both ways" in stdout and "delta / scan" in stdout
+
+
+@pytest.mark.slow
+def test_bench_crawls_the_whole_site_parses_it_alone_alike_and_renders(bench: tuple[dict, str, Path]) -> None:
+    figures, stdout, cache = bench
+    crawl = figures["crawl"]
+    rates = {"crawl_pages_per_s", "parse_pages_per_s", "crawl_over_parse", "rendered_pages_per_s"}
+    assert rates | {"crawl_seconds", "parse_seconds", "crawl_cpu_seconds", "rendered_seconds"} <= crawl.keys()
+    assert all(isinstance(crawl[k], float) and crawl[k] > 0 for k in rates)
+    # Every page of the site was crawled, parsed alone to the same clickables and content, and 10 were rendered.
+    assert crawl["site_pages"] == crawl["crawl_pages"] == crawl["parse_pages"] == crawl["parse_same_as_crawl"] == 100
+    assert crawl["rendered_pages"] == 10
+    assert crawl["crawl_over_parse"] == pytest.approx(crawl["crawl_pages_per_s"] / crawl["parse_pages_per_s"], rel=0.01)
+    assert "crawl / parse alone" in stdout and "rendered through Chromium" in stdout
+    assert not (cache / "crawl-work").exists(), "the site and the crawls are removed after the run"
 
 
 @pytest.mark.slow
