@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from spiders.store import extract
+from spiders.content import read
 from tests.llmserver import ScriptedLLM, Step, reply
 from tests.sites import conference_site
 from tests.test_site_tree_questions import BASE, crawl
@@ -109,8 +109,9 @@ def checker_script(request: dict[str, Any]) -> Step:
 
 
 def with_text(pages: pl.DataFrame) -> pl.DataFrame:
-    """The pages with the `markdown` and `text` columns a crawl stores (spiders.store.extract)."""
-    extracted = [extract(html, url) if html else (None, None) for html, url in zip(pages["html"], pages["url"])]
+    """The pages with the `markdown` and `text` columns a crawl stores (spiders.content.read)."""
+    contents = [read(html, url, with_facts=False) for html, url in zip(pages["html"], pages["url"])]
+    extracted = [(c["markdown"], c["text"]) for c in contents]
     return pages.with_columns(pl.Series("markdown", [m for m, _ in extracted], dtype=pl.String()),
                               pl.Series("text", [t for _, t in extracted], dtype=pl.String()))
 
