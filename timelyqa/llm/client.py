@@ -19,7 +19,9 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -115,6 +117,17 @@ def total_usage(llms: Sequence[LLM]) -> dict[str, float]:
         for key, amount in llm.usage.as_manifest().items():
             total[key] = round(total.get(key, 0) + amount, 3)
     return total
+
+
+@contextmanager
+def usage_during(llms: Sequence[LLM], record: Callable[[Mapping[str, float]], None]) -> Iterator[None]:
+    """Hands `record` what the models were used for inside the block (not what they had done before it)."""
+    before = Counter(total_usage(llms))
+    try:
+        yield
+    finally:
+        after = Counter(total_usage(llms))
+        record({k: round(after[k] - before[k], 3) for k in after})
 
 
 class LLM:

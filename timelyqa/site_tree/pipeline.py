@@ -8,9 +8,7 @@ checker model), `finish` (the records and the outputs).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
@@ -20,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
-from timelyqa.llm.client import LLM, total_usage
+from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Verification
 from timelyqa.site_tree.carry import carry, released_rows
@@ -101,7 +99,7 @@ def write_questions(crawl: Path, workdir: Path, settings: Settings, writer: Site
         raise ConfigError(f"domain must be one of {', '.join(DOMAINS)}, not {settings.domain!r}")
     pages = read_crawl(crawl)
     ledger = _ledger(workdir)
-    with ledger.timed("write"), _usage(ledger, writer.llms):
+    with ledger.timed("write"), usage_during(writer.llms, ledger.use):
         chosen = choose_candidates(pages, seed=settings.seed, pages_per_root=settings.pages_per_root,
                                    pairs_per_root=settings.pairs_per_root, page_chars=settings.page_chars)
         drafts = writer.write(chosen.candidates)
@@ -116,7 +114,7 @@ def verify_questions(written: Path, workdir: Path, writer: SiteLLMWriter) -> Pat
     rows = pl.read_parquet(written).to_dicts()
     candidates = [Candidate.of(row) for row in rows]
     ledger = _ledger(workdir)
-    with ledger.timed("verify"), _usage(ledger, writer.llms):
+    with ledger.timed("verify"), usage_during(writer.llms, ledger.use):
         drafts = writer.verify(candidates, [Draft(r["question"], r["answer"], None, "", r["generator"]) for r in rows])
     return _through(ledger, candidates, drafts, workdir / VERIFIED, part="verify", line="questions_verified")
 
@@ -175,14 +173,3 @@ def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Set
 
 def _ledger(workdir: Path) -> StageWriter:
     return StageWriter(SOURCE, workdir.parent, work=workdir)
-
-
-@contextmanager
-def _usage(ledger: StageWriter, llms: Sequence[LLM]) -> Iterator[None]:
-    """Adds to the ledger what the models were used for inside the block (not what they had done before)."""
-    before = Counter(total_usage(list(llms)))
-    try:
-        yield
-    finally:
-        after = Counter(total_usage(list(llms)))
-        ledger.use({k: round(after[k] - before[k], 3) for k in after})

@@ -12,7 +12,6 @@ applies the per-domain cap and writes the outputs through the stage writer.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from urllib.parse import quote
 import polars as pl
 
 from timelyqa.files import sha256_file, write_parquet
-from timelyqa.llm.client import LLM, total_usage
+from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Evidence, Verification, WikipediaRecord, record_id
 from timelyqa.stages import StageWriter
@@ -136,7 +135,7 @@ def _through(writer: Writer, source: Path, target: Path, *, stage: str, line: st
     ledger = _ledger(target.parent)
     frame = pl.read_parquet(source)
     rows = list(frame.iter_rows(named=True))
-    with ledger.timed(stage), _usage(ledger, writer.llms):
+    with ledger.timed(stage), usage_during(writer.llms, ledger.use):
         done = step([_as_unit(r) for r in rows], rows)
     kept = _kept(frame, done, ledger)
     ledger.count(line, kept.height)
@@ -152,7 +151,7 @@ def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Se
     frame = pl.read_parquet(checked)
     records = [_record(row, settings) for row in frame.iter_rows(named=True)]
     if domains is not None:
-        with ledger.timed("label"), _usage(ledger, (domains.llm,)):
+        with ledger.timed("label"), usage_during((domains.llm,), ledger.use):
             records = _llm_domains(domains, records, frame, ledger)
     kept, capped = labels.cap_per_domain(records, domain_of=lambda r: r.domain, key=lambda r: r.id,
                                          cap=settings.cap_per_domain, seed=settings.seed)
@@ -196,20 +195,6 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
 
 def _ledger(workdir: Path) -> StageWriter:
     return StageWriter(SOURCE, workdir.parent, work=workdir)
-
-
-class _usage:
-    """Adds to a ledger what the models were used for inside the block (not what they had done before)."""
-
-    def __init__(self, ledger: StageWriter, llms: tuple[LLM, ...]) -> None:
-        self.ledger, self.llms = ledger, llms
-
-    def __enter__(self) -> None:
-        self.before = Counter(total_usage(list(self.llms)))
-
-    def __exit__(self, *exc: object) -> None:
-        after = Counter(total_usage(list(self.llms)))
-        self.ledger.use({k: round(after[k] - self.before[k], 3) for k in after})
 
 
 def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Settings,
