@@ -9,6 +9,7 @@ timelyqa's client asks, in the wire format of MediaWiki 1.4x with `format=json&f
   rcstart back to rcend), `rcnamespace`, `rctype`, `rcshow=!redirect`, `rcprop`, `rclimit`, `rccontinue`;
 - `prop=revisions` by `pageids` or `titles`, `rvstart`/`rvend`/`rvdir`, `rvlimit`, `rvprop`, `rvslots`,
   `rvcontinue`; a page that is not there is `missing`, a revision with `missing_text` is `texthidden`;
+  more than 50 `titles` or `pageids` is MediaWiki's `toomanyvalues` error (the limit without the bot right);
 - no `format=json` gives the HTML help page MediaWiki gives (its default format is `jsonfm`).
 
 Limits are small (`rc_limit`, `rv_limit`) so that clients must follow `continue`. Every request is
@@ -33,6 +34,8 @@ from urllib.parse import parse_qs, urlsplit
 from tests.wikiworld import WikiPage
 
 PATH = "/w/api.php"
+MULTI_LIMIT = 50
+"""How many values a multi-value parameter takes from a client without the bot right (`apihighlimits`)."""
 Params = dict[str, str]
 
 
@@ -218,6 +221,10 @@ class MediaWikiDouble:
         return out
 
     def _revisions(self, p: Params) -> dict[str, Any]:
+        for name in ("pageids", "titles"):
+            if len(p.get(name, "").split("|")) > MULTI_LIMIT:
+                return self._error("toomanyvalues", f"Too many values supplied for parameter \"{name}\". The limit "
+                                   f"is {MULTI_LIMIT}.")
         if "pageids" in p:
             wanted: list[tuple[WikiPage | None, dict[str, Any]]] = [
                 (self.pages.get(int(i)), {"pageid": int(i)}) for i in p["pageids"].split("|")]
