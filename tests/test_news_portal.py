@@ -158,8 +158,8 @@ def test_a_page_whose_braces_do_not_close_is_dropped_whole_with_its_reason() -> 
      "neither content= nor top=yes"),
     ("{{Current events|year=2026|month=8|day=1|top=yes}}\n'''Sports'''\n*A thing. [https://a.example/x (A)]",
      "without its {{Current events|bottom=yes}}"),
-    ("{{Current events|year=2025|month=1|day=7|content=\n<!-- All news items below this line -->\n"
-     "<!-- All news items above this line -->|}}", "no category heading and no item"),
+    (("{{Current events|year=2025|month=1|day=7|content=\n<!-- All news items below this line -->\n"
+      "<!-- All news items above this line -->|}}"), "no category heading and no item"),
 ], ids=["no-template", "no-news", "no-bottom", "empty-section"])
 def test_a_page_without_a_news_section_says_what_is_missing(text: str, why: str) -> None:
     rows, rejected = parse_day(text, date(2026, 8, 1), page="P", revision="3")
@@ -253,6 +253,20 @@ def test_the_same_range_is_read_from_a_mediawiki_export(tmp_path: Path, name: st
     check_range(read_events(export, START, END))
 
 
+def test_an_export_cut_short_keeps_the_pages_before_the_cut_and_says_where_it_broke(tmp_path: Path) -> None:
+    whole = write_export(portal_pages(), tmp_path / "whole.xml").read_text(encoding="utf-8")
+    cut = tmp_path / "cut.xml"
+    cut.write_text(whole[:whole.index(day_title(LATE))], encoding="utf-8")  # inside the third day page
+    events = read_events(cut, START, END)
+    assert events.frame.equals(expected_frame().filter(pl.col("date") == date(2025, 1, 5)))
+    assert events.counts == {"day_pages": 2, "events": len(OLD_EVENTS)}
+    reasons = [str(d.reason) for d in events.rejected]
+    assert reasons.count("malformed_xml") == 1 and reasons.count("day_page_unparsable") == 1
+    late = [d for d in events.rejected if d.item.get("page") == day_title(LATE)]
+    assert [(str(d.reason), d.detail) for d in late] == [
+        ("day_page_missing", f"{cut}: {day_title(LATE)!r}: no such page in the part of the export that could be read")]
+
+
 def test_the_api_and_an_export_of_the_same_pages_give_the_same_events(tmp_path: Path) -> None:
     export = write_export(portal_pages(), tmp_path / "portal.xml")
     with MediaWikiDouble(portal_pages()) as wiki:
@@ -265,9 +279,8 @@ def test_the_api_and_an_export_of_the_same_pages_give_the_same_events(tmp_path: 
     (date(2025, 1, 1), date(2026, 1, 2), "367 days, more than 366"),
 ], ids=["reversed", "too-long"])
 def test_a_wrong_range_stops_before_any_request(start: date, end: date, why: str) -> None:
-    with MediaWikiDouble(portal_pages()) as wiki:
-        with pytest.raises(ConfigError, match=why):
-            read_events(source_of(None, wiki.endpoint, UA), start, end)
+    with MediaWikiDouble(portal_pages()) as wiki, pytest.raises(ConfigError, match=why):
+        read_events(source_of(None, wiki.endpoint, UA), start, end)
     assert wiki.requests == []
 
 
@@ -286,3 +299,16 @@ def test_an_export_that_is_not_one_stops_the_run_naming_the_file(tmp_path: Path)
         read_events(notes, START, END)
     with pytest.raises(ConfigError, match="no such file"):
         read_events(tmp_path / "absent.xml", START, END)
+
+
+def test_a_day_page_whose_text_is_hidden_is_dropped_and_the_others_are_read() -> None:
+    pages = portal_pages()
+    jan5 = pages[0]
+    pages[0] = WikiPage(jan5.id, jan5.title, 100, [Rev(1268012399, None, moment(date(2025, 1, 5), 23), OLD, None,
+                                                       "edit", missing_text=True)])
+    with MediaWikiDouble(pages) as wiki:
+        events = read_events(source_of(None, wiki.endpoint, UA), START, END)
+    assert events.frame.equals(expected_frame().filter(pl.col("date") == LATE))
+    hidden = [d for d in events.rejected if d.item.get("page") == jan5.title]
+    assert [(d.reason, d.detail) for d in hidden] == [
+        (PortalReject.DAY_PAGE_UNPARSABLE, f"{wiki.endpoint}: {jan5.title!r}: no readable revision text")]

@@ -29,7 +29,7 @@ from timelyqa.news.frames import EVENT_SCHEMA, event_id
 from timelyqa.reasons import Reason
 from timelyqa.stages import Dropped
 from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import DumpReader, check_dump
+from timelyqa.wikipedia.dump import DumpReader, ReadReject, check_dump
 from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, render
 
 PREFIX = "Portal:Current events/"
@@ -56,11 +56,11 @@ class PortalReject(Reason):
     DAY_PAGE_MISSING = ("day_page_missing",
                         "the day has no Current events page (normal for a day still to come); nothing to read")
     DAY_PAGE_UNPARSABLE = ("day_page_unparsable",
-                           "the day page has no {{Current events}} template or no news section in it; the page "
-                           "is skipped")
+                           ("the day page has no {{Current events}} template or no news section in it; the page "
+                            "is skipped"))
     EVENT_UNPARSABLE = ("event_unparsable",
-                        "a news line gives no event: its summary is empty once rendered, its markup is malformed, "
-                        "it comes before any category, or it is a topic with no items under it")
+                        ("a news line gives no event: its summary is empty once rendered, its markup is malformed, "
+                         "it comes before any category, or it is a topic with no items under it"))
     EVENT_DUPLICATE = "event_duplicate", "the day page states the same summary twice; the first one is kept"
 
 
@@ -175,19 +175,23 @@ def _from_export(path: Path, days: list[date], rejected: list[Dropped]) -> Itera
     wanted = {day_title(d): d for d in days}
     reader = DumpReader(path, namespaces=frozenset({PORTAL_NAMESPACE}))
     found: dict[str, DayPage] = {}
+    unreadable: set[str] = set()
     for page in reader:
         if page.title not in wanted:
             continue
         revisions = list(page.revisions)
         if not page.complete or not revisions:
-            continue  # the reader kept why
+            unreadable.add(page.title)  # the reader kept why
+            continue
         last = max(revisions, key=lambda r: (r.timestamp, r.id))
         found[page.title] = DayPage(wanted[page.title], page.title, str(last.id), last.text)
     rejected += reader.rejected
+    cut = any(d.reason is ReadReject.MALFORMED_XML for d in reader.rejected)
+    where = "in the part of the export that could be read" if cut else "in the export"
     for title, day in wanted.items():
-        if title not in found:
+        if title not in found and title not in unreadable:
             rejected.append(Dropped({"page": title, "date": day.isoformat(), "file": str(path)},
-                                    PortalReject.DAY_PAGE_MISSING, f"{path}: {title!r}: no such page in the export"))
+                                    PortalReject.DAY_PAGE_MISSING, f"{path}: {title!r}: no such page {where}"))
     return iter(found.values())
 
 
