@@ -275,7 +275,9 @@ def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen
         reason = mask_reject(m, day, seen) or (None if stating else TemplateReject.ANSWER_NOT_IN_ARTICLE)
         if reason is not None:
             item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
-            out.rejected.append(Dropped(item, reason, f"{m.answer!r} in {m.question!r}"))
+            where = (f"in none of the {len(kept)} article(s)" if reason is TemplateReject.ANSWER_NOT_IN_ARTICLE
+                     else "asked")
+            out.rejected.append(Dropped(item, reason, f"{m.answer!r} {where}: {m.question}"))
             continue
         seen.add(normalize(m.question))
         out.counts["candidates_not_tried"] += len(order) - tried
