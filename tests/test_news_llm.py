@@ -203,7 +203,8 @@ def test_each_model_is_asked_only_what_its_role_asks(servers: tuple[ScriptedLLM,
     relevance = next(_first_user(r) for r in writer_server.requests if "Thailand votes for equal marriage." in
                      _first_user(r) and _first_user(r).startswith("You are presented"))
     assert SENATE["summary"] in relevance and "Thai Senate approves marriage equality bill\nThailand votes" in relevance
-    graded = next(_first_user(r) for r in checker_server.requests if _first_user(r).startswith("Your job"))
+    graded = next(text for r in checker_server.requests if (text := _first_user(r)).startswith("Your job")
+                  and f"Question: {Q_THAI}\n" in text)
     assert "Gold target: Thailand\nPredicted answer: Thailand\n" in graded
 
 

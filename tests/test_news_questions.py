@@ -43,7 +43,8 @@ YOON = event("2026-01-15", "Former President of South Korea Yoon Suk Yeol is arr
 ARTEMIS = event("2026-01-09", "NASA announces that the crewed Artemis III Moon landing is delayed until 2028.",
                 category="Science and technology")
 CROATIA = event("2026-01-12", "Voters in Croatia re-elect Zoran Milanović as president.")
-SNOW = event("2026-01-10", "Heavy snowfall disrupts travel across much of the region.", category="Disasters and accidents")
+SNOW = event("2026-01-10", "Heavy snowfall disrupts travel across much of the region.",
+             category="Disasters and accidents")
 UNCITED = event("2026-01-11", "Flooding in Malawi displaces 40,000 people.", category="Disasters and accidents")
 ECHO = event("2026-01-05", "The Senate of Thailand passes a marriage equality bill, making Thailand the first "
              "country in Southeast Asia to legalise same-sex marriage.")
@@ -164,6 +165,26 @@ def test_a_span_repeated_in_the_question_and_a_repeated_question_are_rejected() 
     assert first.answer == "Southeast Asia" and "___" in first.question
     assert ("echo-twin", "Southeast Asia", TemplateReject.DUPLICATE_QUESTION) in reasons
     assert [r.event_id for r in out.records] == [ECHO["event_id"]]
+
+
+def test_every_span_of_a_summary_is_worded_as_a_wh_question_or_a_blank() -> None:
+    quake = [(m.answer, m.level, m.question) for m in masks(QUAKE["summary"], QUAKE["date"])]
+    blank = 'In the news of 7 January 2026, "A magnitude {} earthquake strikes {}, killing at least {} people." '
+    assert quake == [
+        ("126", "number", "On 7 January 2026: A magnitude 7.1 earthquake strikes Tingri County, Tibet, China, killing "
+                          "at least how many people?"),
+        ("7.1", "number", blank.format("___", "Tingri County, Tibet, China", "126") + "What number fills the blank?"),
+        ("Tingri County", "entity", blank.format("7.1", "___, Tibet, China", "126") + "What name fills the blank?"),
+        ("Tibet", "entity", blank.format("7.1", "Tingri County, ___, China", "126") + "What name fills the blank?"),
+        # a country in a list of places is a blank: "Tibet, which country" would not read as English
+        ("China", "entity", blank.format("7.1", "Tingri County, Tibet, ___", "126") + "What name fills the blank?")]
+    vote = event("2026-01-12", "Voters in Croatia re-elect Zoran Milanović with 74 percent of the vote. The World Bank "
+                 "pledges $5 million to Malawi.")
+    assert [(m.answer, m.question) for m in masks(vote["summary"], vote["date"]) if m.wh] == [
+        ("Croatia", "On 12 January 2026: Voters in which country re-elect Zoran Milanović with 74 percent of the vote?"),
+        ("74%", "On 12 January 2026: Voters in Croatia re-elect Zoran Milanović with what percentage of the vote?"),
+        ("$5 million", "On 12 January 2026: The World Bank pledges how much money to Malawi?"),
+        ("Malawi", "On 12 January 2026: The World Bank pledges $5 million to which country?")]
 
 
 def test_the_events_own_day_is_no_answer() -> None:

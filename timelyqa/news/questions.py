@@ -122,7 +122,8 @@ def day_words(day: date) -> str:
 
 
 def masks(summary: str, day: date) -> list[Masked]:
-    """Every question one span of `summary` gives (each sentence on its own), in the order of the summary."""
+    """Every question one span of `summary` gives (each sentence on its own): per sentence its wh-questions, then its
+    blanks, each in the order of the sentence; a question two spans give is listed once."""
     out: dict[str, Masked] = {}
     for sentence in _SENTENCE.split(" ".join(summary.split())):
         sentence = sentence.strip().rstrip(".!?;:").strip()
