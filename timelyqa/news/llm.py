@@ -20,7 +20,6 @@ change to the `longitudinal` split; it is not dropped. A check by the writer's o
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from timelyqa.llm.client import LLM, Reply, ReplyFailure
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
 from timelyqa.news.questions import TemplateReject, Written, article_groups, news_record
 from timelyqa.reasons import Reason
+from timelyqa.site_tree.candidates import trim
 from timelyqa.record import Verification
 from timelyqa.stages import Dropped
 
@@ -226,18 +226,6 @@ def write_questions(events: pl.DataFrame, articles: pl.DataFrame, writer: NewsLL
 
 def _drop(row: dict[str, Any], reason: Reason, detail: str) -> None:
     row["reason"], row["detail"] = str(reason), detail
-
-
-_BLANK_LINES = re.compile(r"\n\s*\n+")
-
-
-def trim(text: str, budget: int) -> str:
-    """The text with blank lines collapsed, cut at a word to at most `budget` characters, " [...]" marking a cut."""
-    text = _BLANK_LINES.sub("\n\n", text.strip())
-    if len(text) <= budget:
-        return text
-    cut = text[: max(budget - 6, 0)]
-    return (cut.rsplit(None, 1)[0] if " " in cut or "\n" in cut else cut) + " [...]"
 
 
 def _line(text: str, limit: int = 300) -> str:

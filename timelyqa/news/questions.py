@@ -18,7 +18,6 @@ passes every rule is the event's question, the ones tried before it are dropped 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -34,6 +33,7 @@ from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
 from timelyqa.news.record import STABILITY, NewsRecord
 from timelyqa.reasons import Reason
 from timelyqa.record import Evidence, Split, Verification, record_id
+from timelyqa.site_tree.tree import seeded_key
 from timelyqa.stages import Dropped
 
 GENERATOR = "news_template_v1"
@@ -226,11 +226,6 @@ def mask_reject(m: Masked, day: date, seen: set[str]) -> TemplateReject | None:
 def _same_day(answer: str, day: date) -> bool:
     words = set(normalize(answer).split())
     return {str(day.day), day.strftime("%B").lower()} <= words
-
-
-def seeded_key(seed: int, *parts: str) -> bytes:
-    """A stable order for seeded choices (blake2b, never Python's `hash()`)."""
-    return hashlib.blake2b("\x1f".join((str(seed), *parts)).encode(), digest_size=8).digest()
 
 
 def template_questions(events: pl.DataFrame, articles: pl.DataFrame, *, seed: int = 0) -> Written:
