@@ -1,0 +1,246 @@
+"""The news source's template questions: portal events and the articles that cite them, in the source's own file
+schemas (EVENT_SCHEMA, ARTICLE_SCHEMA), turned into questions whose masked answer an article states."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from typing import Any
+
+import polars as pl
+import pytest
+
+from timelyqa.errors import SourceContractError
+from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA, event_id
+from timelyqa.news.questions import (FUNNEL, GENERATOR, TemplateReject, masks, news_record, template_questions)
+from timelyqa.record import Split, Verification, record_id
+
+OUTLET = "http://127.0.0.1:8931"
+FETCHED = datetime(2026, 1, 20, 9, 30, tzinfo=timezone.utc)
+
+
+def event(day: str, summary: str, category: str = "Politics and elections", topic: str | None = None,
+          n_links: int = 1) -> dict[str, Any]:
+    return {"event_id": event_id(day, summary), "date": date.fromisoformat(day), "category": category,
+            "topic": topic, "summary": summary, "urls": [f"{OUTLET}/link/{i}" for i in range(n_links)],
+            "outlets": ["Reuters"] * n_links, "page": f"Portal:Current events/{day}", "revision": "1268000000"}
+
+
+def article(ev: dict[str, Any], slug: str, title: str, text: str, *, outlet: str = "Reuters",
+            archive_url: str | None = None) -> dict[str, Any]:
+    url = f"{OUTLET}/world/{slug}"
+    return {"url": url, "final_url": url, "outlet": outlet, "event_id": ev["event_id"], "title": title,
+            "published": ev["date"], "author": "Staff reporter", "text": text, "rendered": False,
+            "sha256": slug.encode().hex().ljust(64, "0")[:64],
+            "fetched_at": FETCHED, "archive_url": archive_url}
+
+
+SENATE = event("2026-01-05", "Thailand's Senate passes a marriage equality bill, making the country the first in "
+               "Southeast Asia to legalise same-sex marriage.", topic="LGBTQ rights in Thailand")
+QUAKE = event("2026-01-07", "A magnitude 7.1 earthquake strikes Tingri County, Tibet, China, killing at least 126 "
+              "people.", category="Disasters and accidents", topic="2026 Tingri earthquake")
+YOON = event("2026-01-15", "Former President of South Korea Yoon Suk Yeol is arrested at his residence in Seoul by "
+             "anti-corruption investigators.", category="Law and crime")
+ARTEMIS = event("2026-01-09", "NASA announces that the crewed Artemis III Moon landing is delayed until 2028.",
+                category="Science and technology")
+CROATIA = event("2026-01-12", "Voters in Croatia re-elect Zoran Milanović as president.")
+SNOW = event("2026-01-10", "Heavy snowfall disrupts travel across much of the region.",
+             category="Disasters and accidents")
+UNCITED = event("2026-01-11", "Flooding in Malawi displaces 40,000 people.", category="Disasters and accidents")
+ECHO = event("2026-01-05", "The Senate of Thailand passes a marriage equality bill, making Thailand the first "
+             "country in Southeast Asia to legalise same-sex marriage.")
+
+TEXTS = {
+    "thai-senate": ("Thai Senate approves marriage equality bill",
+                    "BANGKOK, Jan 5 - Thailand's Senate on Tuesday overwhelmingly approved a marriage equality bill, "
+                    "paving the way for the kingdom to become the first country in Southeast Asia to recognise "
+                    "same-sex unions. The bill passed by 130 votes to 4, with 18 abstentions. It now needs royal "
+                    "endorsement and would take effect 120 days after publication in the Royal Gazette."),
+    "tingri": ("Powerful quake kills at least 126 in Tibet",
+               "BEIJING, Jan 7 - A powerful earthquake struck a remote part of Tibet on Tuesday, killing at least 126 "
+               "people and injuring 188, Chinese state media said. The magnitude 7.1 quake hit Tingri County near "
+               "the border with Nepal at 9:05 a.m. local time, toppling houses and cutting power to thousands of "
+               "households in the freezing high-altitude region."),
+    "yoon-arrest": ("South Korea's Yoon arrested after standoff",
+                    "SEOUL, Jan 15 - Investigators arrested impeached South Korean President Yoon Suk Yeol at his "
+                    "residence on Wednesday after a weeks-long standoff, making him the first sitting president in "
+                    "the country's history to be detained. Yoon was taken to the Corruption Investigation Office for "
+                    "High-ranking Officials for questioning over his short-lived declaration of martial law."),
+    "artemis": ("NASA delays Artemis III Moon landing again",
+                "WASHINGTON, Jan 9 - NASA said on Friday that Artemis III, the mission meant to land astronauts near "
+                "the Moon's south pole, will not fly before 2028, pushing back the first crewed landing in more than "
+                "half a century. Officials cited problems with the heat shield of the Orion capsule and the "
+                "readiness of the lander being built by SpaceX."),
+    "croatia-vote": ("Milanovic wins second term in landslide",
+                     "ZAGREB, Jan 12 - Croatian voters re-elected Zoran Milanovic as president on Sunday, handing the "
+                     "outspoken critic of Western military aid to Ukraine a second five-year term. Milanovic won 74 "
+                     "percent of the vote in the run-off against the ruling party's candidate, according to the "
+                     "state electoral commission's near-complete count."),
+    "snow": ("Snowstorm snarls roads and flights",
+             "Heavy snow fell across the north of the country on Friday, closing motorways and grounding flights at "
+             "several airports. Forecasters said more snow was expected over the weekend and urged drivers to avoid "
+             "travel unless it was essential, while rail operators ran reduced timetables on most lines."),
+}
+
+
+def articles_of(*rows: tuple[dict[str, Any], str]) -> pl.DataFrame:
+    return pl.DataFrame([article(ev, slug, *TEXTS[slug]) for ev, slug in rows], schema=ARTICLE_SCHEMA, orient="row")
+
+
+def events_of(*rows: dict[str, Any]) -> pl.DataFrame:
+    return pl.DataFrame(list(rows), schema=EVENT_SCHEMA, orient="row")
+
+
+ALL_EVENTS = events_of(SENATE, QUAKE, YOON, ARTEMIS, CROATIA, SNOW, UNCITED)
+ALL_ARTICLES = articles_of((SENATE, "thai-senate"), (QUAKE, "tingri"), (YOON, "yoon-arrest"), (ARTEMIS, "artemis"),
+                           (CROATIA, "croatia-vote"), (SNOW, "snow"))
+
+
+@pytest.fixture(scope="module")
+def written() -> Any:
+    return template_questions(ALL_EVENTS, ALL_ARTICLES)
+
+
+def by_event(written: Any) -> dict[str, tuple[str, str, str]]:
+    return {r.event_id: (r.question, r.answer, r.level) for r in written.records}
+
+
+def test_a_country_a_number_a_person_and_a_year_are_asked_as_wh_questions(written: Any) -> None:
+    got = by_event(written)
+    assert got[SENATE["event_id"]] == (
+        "On 5 January 2026: Which country's Senate passes a marriage equality bill, making the country the first in "
+        "Southeast Asia to legalise same-sex marriage?", "Thailand", "entity")
+    assert got[QUAKE["event_id"]] == (
+        "On 7 January 2026: A magnitude 7.1 earthquake strikes Tingri County, Tibet, China, killing at least how many "
+        "people?", "126", "number")
+    assert got[YOON["event_id"]] == (
+        "On 15 January 2026: Which former President of South Korea is arrested at his residence in Seoul by "
+        "anti-corruption investigators?", "Yoon Suk Yeol", "entity")
+    assert got[ARTEMIS["event_id"]] == (
+        "On 9 January 2026: NASA announces that the crewed Artemis III Moon landing is delayed until what year?",
+        "2028", "date")
+
+
+def test_an_answer_no_article_states_is_dropped_and_the_next_span_is_tried(written: Any) -> None:
+    # the article says "Croatian voters", never "Croatia": the country is not stated; the president's name is
+    # (accents aside), so the event is asked by its blank form
+    assert by_event(written)[CROATIA["event_id"]] == (
+        'In the news of 12 January 2026, "Voters in Croatia re-elect ___ as president." What name fills the blank?',
+        "Zoran Milanović", "entity")
+    dropped = [(d.item["event_id"], d.item.get("answer"), d.reason) for d in written.rejected]
+    assert (CROATIA["event_id"], "Croatia", TemplateReject.ANSWER_NOT_IN_ARTICLE) in dropped
+
+
+def test_an_event_without_article_or_without_a_span_is_dropped_with_its_reason(written: Any) -> None:
+    reasons = {(d.item["event_id"], d.reason) for d in written.rejected}
+    assert (UNCITED["event_id"], TemplateReject.NO_ARTICLE) in reasons
+    assert (SNOW["event_id"], TemplateReject.NO_MASKABLE_SPAN) in reasons
+    assert {r.event_id for r in written.records} == {e["event_id"] for e in (SENATE, QUAKE, YOON, ARTEMIS, CROATIA)}
+    assert {d.reason.explanation for d in written.rejected} and all(d.detail for d in written.rejected)
+
+
+def test_the_funnel_counts_every_event_and_candidate(written: Any) -> None:
+    c = written.counts
+    assert list(c) == [line for line in FUNNEL if line in c]  # counted in funnel order
+    assert (c["events_read"], c["events_with_articles"], c["questions_written"]) == (7, 6, 5)
+    assert c["candidates_tried"] == c["questions_written"] + sum(
+        d.reason not in (TemplateReject.NO_ARTICLE, TemplateReject.NO_MASKABLE_SPAN) for d in written.rejected)
+    assert c["candidates"] == c["candidates_tried"] + c["candidates_not_tried"]
+
+
+def test_no_question_contains_its_answer_and_every_answer_is_in_its_article(written: Any) -> None:
+    texts = dict(zip(ALL_ARTICLES["url"], ALL_ARTICLES["text"], strict=True))
+    for r in written.records:
+        assert r.answer.casefold() not in r.question.casefold()
+        stated = r.answer.replace("ć", "c")
+        assert stated in texts[r.article_url], (r.answer, r.article_url)
+
+
+def test_a_span_repeated_in_the_question_and_a_repeated_question_are_rejected() -> None:
+    # "Thailand" twice: masking either leaves the other; the blank of "Southeast Asia" is what remains
+    echo_twin = {**ECHO, "event_id": "echo-twin", "category": "Law and crime"}
+    out = template_questions(events_of(ECHO, echo_twin), articles_of((ECHO, "thai-senate"), (echo_twin, "thai-senate")))
+    reasons = [(d.item["event_id"], d.item.get("answer"), d.reason) for d in out.rejected]
+    assert reasons.count((ECHO["event_id"], "Thailand", TemplateReject.ANSWER_IN_QUESTION)) == 2
+    first = out.records[0]
+    assert first.answer == "Southeast Asia" and "___" in first.question
+    assert ("echo-twin", "Southeast Asia", TemplateReject.DUPLICATE_QUESTION) in reasons
+    assert [r.event_id for r in out.records] == [ECHO["event_id"]]
+
+
+def test_every_span_of_a_summary_is_worded_as_a_wh_question_or_a_blank() -> None:
+    quake = [(m.answer, m.level, m.question) for m in masks(QUAKE["summary"], QUAKE["date"])]
+    blank = 'In the news of 7 January 2026, "A magnitude {} earthquake strikes {}, killing at least {} people." '
+    assert quake == [
+        ("126", "number", "On 7 January 2026: A magnitude 7.1 earthquake strikes Tingri County, Tibet, China, killing "
+                          "at least how many people?"),
+        ("7.1", "number", blank.format("___", "Tingri County, Tibet, China", "126") + "What number fills the blank?"),
+        ("Tingri County", "entity", blank.format("7.1", "___, Tibet, China", "126") + "What name fills the blank?"),
+        ("Tibet", "entity", blank.format("7.1", "Tingri County, ___, China", "126") + "What name fills the blank?"),
+        # a country in a list of places is a blank: "Tibet, which country" would not read as English
+        ("China", "entity", blank.format("7.1", "Tingri County, Tibet, ___", "126") + "What name fills the blank?")]
+    vote = event("2026-01-12", "Voters in Croatia re-elect Zoran Milanović with 74 percent of the vote. The World Bank "
+                 "pledges $5 million to Malawi.")
+    assert [(m.answer, m.question) for m in masks(vote["summary"], vote["date"]) if m.wh] == [
+        ("Croatia", "On 12 January 2026: Voters in which country re-elect Zoran Milanović with 74 percent of the vote?"),
+        ("74%", "On 12 January 2026: Voters in Croatia re-elect Zoran Milanović with what percentage of the vote?"),
+        ("$5 million", "On 12 January 2026: The World Bank pledges how much money to Malawi?"),
+        ("Malawi", "On 12 January 2026: The World Bank pledges $5 million to which country?")]
+
+
+def test_the_events_own_day_is_no_answer() -> None:
+    day = event("2026-01-19", "The United States Supreme Court upholds a law banning TikTok on January 19.")
+    found = {m.answer: m for m in masks(day["summary"], day["date"])}
+    assert found["January 19"].question.startswith("On 19 January 2026: ")
+    out = template_questions(events_of(day), articles_of((day, "artemis")))  # an article that states none of them
+    assert ("January 19", TemplateReject.ANSWER_IN_QUESTION) in [(d.item.get("answer"), d.reason) for d in out.rejected]
+
+
+def test_the_same_seed_chooses_the_same_span_and_another_seed_may_not() -> None:
+    aid = event("2026-01-21", "The World Bank pledges $5 million in aid to Malawi after floods destroy 2,300 homes.")
+    text = ("LILONGWE, Jan 21 - The World Bank on Wednesday pledged $5 million in emergency aid to Malawi after "
+            "floods destroyed 2,300 homes in the south of the country, the lender said in a statement. The money will "
+            "fund shelter, clean water and cash transfers for families displaced by the heavy rains of the past week.")
+    arts = pl.DataFrame([article(aid, "malawi-aid", "World Bank pledges flood aid to Malawi", text)],
+                        schema=ARTICLE_SCHEMA, orient="row")
+    chosen = {seed: template_questions(events_of(aid), arts, seed=seed).records[0] for seed in range(8)}
+    again = template_questions(events_of(aid), arts, seed=3).records[0]
+    assert again == chosen[3]
+    assert {r.answer for r in chosen.values()} == {"$5 million", "Malawi", "2,300"}  # every wh span, by some seed
+    assert all("___" not in r.question for r in chosen.values())  # wh-forms come before blanks
+
+
+def test_the_record_names_its_article_and_its_event(written: Any) -> None:
+    r = next(r for r in written.records if r.event_id == QUAKE["event_id"])
+    url = f"{OUTLET}/world/tingri"
+    assert r.id == record_id("news", QUAKE["event_id"], r.question, "126")
+    assert (r.source, r.event_date, r.as_of, r.split) == ("news", date(2026, 1, 7), FETCHED, None)
+    assert [e.model_dump() for e in r.evidence] == [{"url": url, "title": "Powerful quake kills at least 126 in Tibet",
+                                                     "revision": None, "fetched_at": FETCHED,
+                                                     "sha256": "tingri".encode().hex().ljust(64, "0")}]
+    assert (r.article_url, r.outlet, r.published, r.category, r.topic) == (
+        url, "Reuters", date(2026, 1, 7), "Disasters and accidents", "2026 Tingri earthquake")
+    assert r.verification == Verification(method="article-match", query="126", endpoint=url, result_count=1,
+                                          passed=True)
+    assert r.generator == GENERATOR and r.temporal_stability == "Unlikely to change over time"
+    assert template_questions(ALL_EVENTS, ALL_ARTICLES).records == written.records  # ids and rows stable
+
+
+def test_an_archived_copy_is_the_evidence_revision_and_a_pair_that_may_change_is_longitudinal() -> None:
+    a = article(QUAKE, "tingri", *TEXTS["tingri"], archive_url="https://archive.ph/Xq1Zb")
+    check = Verification(method="article-match", query="126", endpoint=a["url"], result_count=1, passed=True)
+    r = news_record(QUAKE, a, question="q?", answer="126", level="number", generator=GENERATOR, verification=check,
+                    stability="May change within one year")
+    assert r.evidence[0].revision == "https://archive.ph/Xq1Zb" and r.split == Split.LONGITUDINAL
+
+
+def test_several_articles_stating_the_answer_are_counted_and_the_first_by_url_is_named() -> None:
+    second = article(QUAKE, "a-quake-report", "Tibet earthquake toll", TEXTS["tingri"][1], outlet="AP News")
+    arts = pl.concat([articles_of((QUAKE, "tingri")),
+                      pl.DataFrame([second], schema=ARTICLE_SCHEMA, orient="row")])
+    r = template_questions(events_of(QUAKE), arts).records[0]
+    assert r.verification.result_count == 2 and r.article_url == second["url"] and r.outlet == "AP News"
+
+
+def test_frames_missing_a_column_are_refused() -> None:
+    with pytest.raises(SourceContractError, match="summary"):
+        template_questions(ALL_EVENTS.drop("summary"), ALL_ARTICLES)

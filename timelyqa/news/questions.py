@@ -1,0 +1,313 @@
+"""Template questions from portal events (offline, deterministic), and the news record any generator builds.
+
+`news_template_v1` masks one named entity, number or date of an event's summary sentence into a question that names
+the event's day, and keeps it only when an article of the event states the masked answer (`sub_match`, normalised,
+on word boundaries). A span is worded in one of two forms:
+
+- a wh-form where the span's place in the sentence allows one: a country ("which country", "which country's"), a
+  person after a title ("which former President of South Korea"), a count ("at least how many people"), a sum of
+  money ("how much money"), a percentage, a date after "on" ("on what date"), a year or month after "in"/"since";
+  "On 5 January 2026: Which country's Senate passes a marriage equality bill?" (the portal's sentence, in its
+  present tense and its capitals, after a colon: no guess at which first words are proper nouns)
+- otherwise a fill-in-the-blank form: 'In the news of 5 January 2026, "A magnitude ___ earthquake strikes Tingri
+  County." What number fills the blank?'
+
+Each event's spans are tried wh-forms first, then blanks, each group in a seeded stable order; the first span that
+passes every rule is the event's question, the ones tried before it are dropped with their reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timezone
+from typing import Any, NamedTuple
+
+import polars as pl
+
+from timelyqa.errors import SourceContractError
+from timelyqa.llm.check import normalize, sub_match
+from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
+from timelyqa.news.record import STABILITY, NewsRecord
+from timelyqa.reasons import Reason
+from timelyqa.record import Evidence, Split, Verification, record_id
+from timelyqa.site_tree.tree import seeded_key
+from timelyqa.stages import Dropped
+
+GENERATOR = "news_template_v1"
+STABLE = STABILITY[0]
+"""'Unlikely to change over time': the template's answers are facts of a past day."""
+FUNNEL = ("events_read", "events_with_articles", "candidates", "candidates_tried", "candidates_not_tried",
+          "questions_written")
+"""The counts `template_questions` returns, in funnel order."""
+
+MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+COUNTRIES = (
+    "Afghanistan|Albania|Algeria|Andorra|Angola|Antigua and Barbuda|Argentina|Armenia|Australia|Austria|Azerbaijan|"
+    "Bahamas|Bahrain|Bangladesh|Barbados|Belarus|Belgium|Belize|Benin|Bhutan|Bolivia|Bosnia and Herzegovina|"
+    "Botswana|Brazil|Brunei|Bulgaria|Burkina Faso|Burundi|Cambodia|Cameroon|Canada|Cape Verde|"
+    "Central African Republic|Chad|Chile|China|Colombia|Comoros|Costa Rica|Croatia|Cuba|Cyprus|Czech Republic|"
+    "Czechia|Democratic Republic of the Congo|Denmark|Djibouti|Dominica|Dominican Republic|East Timor|Ecuador|Egypt|"
+    "El Salvador|Equatorial Guinea|Eritrea|Estonia|Eswatini|Ethiopia|Fiji|Finland|France|Gabon|Gambia|Georgia|"
+    "Germany|Ghana|Greece|Grenada|Guatemala|Guinea-Bissau|Guinea|Guyana|Haiti|Honduras|Hungary|Iceland|India|"
+    "Indonesia|Iran|Iraq|Ireland|Israel|Italy|Ivory Coast|Jamaica|Japan|Jordan|Kazakhstan|Kenya|Kiribati|Kosovo|"
+    "Kuwait|Kyrgyzstan|Laos|Latvia|Lebanon|Lesotho|Liberia|Libya|Liechtenstein|Lithuania|Luxembourg|Madagascar|"
+    "Malawi|Malaysia|Maldives|Mali|Malta|Marshall Islands|Mauritania|Mauritius|Mexico|Micronesia|Moldova|Monaco|"
+    "Mongolia|Montenegro|Morocco|Mozambique|Myanmar|Namibia|Nauru|Nepal|Netherlands|New Zealand|Nicaragua|Niger|"
+    "Nigeria|North Korea|North Macedonia|Norway|Oman|Pakistan|Palau|Palestine|Panama|Papua New Guinea|Paraguay|Peru|"
+    "Philippines|Poland|Portugal|Qatar|Republic of the Congo|Romania|Russia|Rwanda|Saint Lucia|Samoa|San Marino|"
+    "Saudi Arabia|Senegal|Serbia|Seychelles|Sierra Leone|Singapore|Slovakia|Slovenia|Solomon Islands|Somalia|"
+    "South Africa|South Korea|South Sudan|Spain|Sri Lanka|Sudan|Suriname|Sweden|Switzerland|Syria|Taiwan|"
+    "Tajikistan|Tanzania|Thailand|Togo|Tonga|Trinidad and Tobago|Tunisia|Turkey|Turkmenistan|Tuvalu|Uganda|Ukraine|"
+    "United Arab Emirates|United Kingdom|United States|Uruguay|Uzbekistan|Vanuatu|Vatican City|Venezuela|Vietnam|"
+    "Yemen|Zambia|Zimbabwe").split("|")
+TITLES = ("President|Vice President|Prime Minister|Deputy Prime Minister|Chancellor|King|Queen|Prince|Princess|Pope|"
+          "Governor|Senator|Mayor|Foreign Minister|Defence Minister|Defense Minister|Finance Minister|Minister|"
+          "Chief Justice|Speaker|Secretary-General|Secretary of State|Emir|Sultan|Supreme Leader|General|CEO")
+_COUNTRY = "|".join(sorted(map(re.escape, COUNTRIES), key=len, reverse=True))
+_WORD = r"[A-Z](?:[\w.-]|['’](?!s\b))*"
+"""A capitalised word; a possessive "'s" ends it ("Thailand's Senate" is two names)."""
+_NAME = rf"{_WORD}(?: {_WORD}){{0,3}}"
+_RE_COUNTRY = re.compile(rf"(?<![\w-])(?P<the>[Tt]he )?(?P<ans>{_COUNTRY})(?P<pos>['’]s)?(?![\w-])")
+_RE_TITLED = re.compile(rf"(?<![\w-])(?P<title>(?:(?:[Ff]ormer|[Aa]cting|[Ii]ncumbent) )?(?:{TITLES})"
+                        rf"(?: of (?:the )?(?:{_COUNTRY}))?) (?P<ans>{_NAME})")
+_RE_DATE = re.compile(rf"(?<![\w-])(?P<ans>(?:{MONTHS}) \d{{1,2}}(?:, \d{{4}})?|\d{{1,2}} (?:{MONTHS})(?: \d{{4}})?"
+                      rf"|(?P<month>(?:{MONTHS}) \d{{4}}))(?![\w-])")
+_RE_YEAR = re.compile(r"(?<![\w.,-])(?P<ans>(?:1[89]|20)\d{2})(?![\w-])")
+_RE_NUMBER = re.compile(r"(?<![\w.,-])(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)"
+                        r"(?P<scale> (?:thousand|million|billion|trillion))?(?!\w)"
+                        r"(?P<pct>%| percent| per cent)?(?: (?P<noun>[a-z]{3,}))?")
+_RE_NAME = re.compile(rf"(?<![\w-]){_WORD}(?:(?: of(?: the)?| and| de| for)? {_WORD})*")
+_COUNT_NOUNS = frozenset({"people", "children", "men", "women", "police", "personnel", "staff"})
+_OPENERS = frozenset({"the", "a", "an", "in", "on", "at", "after", "during", "following", "amid", "as", "two",
+                      "three", "several", "many", "some", "about", "since", "until", "over", "more"})
+"""First words of a sentence that start no name ("The Senate of Thailand" is the name "Senate of Thailand")."""
+_NOT_NAMES = frozenset({*MONTHS.split("|"), "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                        "Sunday", *TITLES.split("|"), "Former", "Acting"})
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
+
+
+class TemplateReject(Reason):
+    NO_ARTICLE = "no_article", "the event has no kept article, so no answer can be checked"
+    NO_MASKABLE_SPAN = ("no_maskable_span",
+                        "the event's summary names no entity, number or date a template can ask about")
+    ANSWER_NOT_IN_ARTICLE = ("answer_not_in_article",
+                             "the answer is not stated in the article text (normalised, on word boundaries)")
+    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer (or the event's day gives it away)"
+    DUPLICATE_QUESTION = "duplicate_question", "an earlier event already gave the same question"
+
+
+class Written(NamedTuple):
+    records: list[NewsRecord]
+    rejected: list[Dropped]
+    counts: Counter[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Masked:
+    """One span of a summary asked as a question: its answer, its kind (the record's `level`) and its wording."""
+
+    answer: str
+    level: str
+    question: str
+    wh: bool
+    """True for a wh-question, False for the fill-in-the-blank form."""
+
+
+def day_words(day: date) -> str:
+    """'5 January 2026': the day a question names."""
+    return f"{day.day} {day:%B %Y}"
+
+
+def masks(summary: str, day: date) -> list[Masked]:
+    """Every question one span of `summary` gives (each sentence on its own): per sentence its wh-questions, then its
+    blanks, each in the order of the sentence; a question two spans give is listed once."""
+    out: dict[str, Masked] = {}
+    for sentence in _SENTENCE.split(" ".join(summary.split())):
+        sentence = sentence.strip().rstrip(".!?;:").strip()
+        taken: list[tuple[int, int]] = []
+        for start, end, answer, level, wh in _spans(sentence):
+            if any(start < e and s < end for s, e in taken) and wh is None and level == "entity":
+                continue  # a capitalised run that a country or a titled person already covers
+            taken.append((start, end))
+            question = _wh(sentence, start, end, wh, day) if wh else _blank(sentence, start, end, level, day)
+            out.setdefault(question, Masked(answer, level, question, wh is not None))
+    return list(out.values())
+
+
+def _spans(s: str) -> list[tuple[int, int, str, str, str | None]]:
+    """(start, end, answer, level, wh-phrase or None) of every maskable span, wh-able ones first."""
+    spans: list[tuple[int, int, str, str, str | None]] = []
+    for m in _RE_TITLED.finditer(s):
+        title = m["title"][0].lower() + m["title"][1:] if m["title"].split()[0] in {"Former", "Acting",
+                                                                                    "Incumbent"} else m["title"]
+        spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}"))
+    for m in _RE_COUNTRY.finditer(s):
+        before = s[: m.start()].split()
+        if _capital_neighbour(s, None if m["pos"] else m.end(), before):
+            continue
+        # "Tingri County, Tibet, China": "Tibet, which country" reads badly, a blank does not
+        listed = bool(before) and before[-1].endswith(",") and before[-1][:1].isupper()
+        wh = None if listed else "which country" + ("'s" if m["pos"] else "")
+        spans.append((m.start(), m.end() if wh else m.end("ans"), m["ans"], "entity", wh))
+    dates = []
+    for m in _RE_DATE.finditer(s):
+        dates.append((m.start(), m.end()))
+        lead = s[: m.start()].split()[-1:]
+        wh = ("what month" if lead in (["in"], ["since"]) else None) if m["month"] else (
+            "what date" if lead == ["on"] else None)
+        spans.append((m.start(), m.end(), m["ans"], "date", wh))
+    for m in _RE_YEAR.finditer(s):
+        if not any(a <= m.start() < b for a, b in dates):
+            lead = s[: m.start()].split()[-1:]
+            spans.append((m.start(), m.end(), m["ans"], "date",
+                          "what year" if lead in (["in"], ["since"], ["until"], ["by"]) else None))
+    for m in _RE_NUMBER.finditer(s):
+        if any(a <= m.start("num") < b for a, b in dates) or _RE_YEAR.fullmatch(m["num"] or ""):
+            continue
+        spans.append(_number(s, m))
+    for m in _RE_NAME.finditer(s):
+        start, words = m.start(), m.group().split()
+        if start == 0 and words[0].lower() in _OPENERS:
+            start, words = start + len(words[0]) + 1, words[1:]
+        elif start == 0 and len(words) == 1 and not any(c.isupper() for c in words[0][1:]):
+            continue  # "Voters ..." or "Hamas ...": a sentence's capitalised first word may be no name at all
+        while words and words[0] in _NOT_NAMES:
+            start, words = start + len(words[0]) + 1, words[1:]
+        if words and not all(w in _NOT_NAMES or w.lower() in {"of", "the", "and", "de", "for"} for w in words):
+            spans.append((start, m.end(), s[start:m.end()].rstrip(".'’"), "entity", None))
+    return sorted(spans, key=lambda sp: (sp[4] is None, sp[0]))
+
+
+def _number(s: str, m: re.Match[str]) -> tuple[int, int, str, str, str | None]:
+    """A count, a sum of money or a percentage asked by its wh-phrase; any other number by a blank."""
+    answer = f"{m['cur'] or ''}{m['num']}{m['scale'] or ''}"
+    noun, lead = m["noun"], s[: m.start()].split()[-1:]
+    if m["cur"]:
+        return m.start(), m.end("scale") if m["scale"] else m.end("num"), answer, "number", "how much money"
+    if m["pct"]:
+        return m.start(), m.end("pct"), answer + "%", "number", "what percentage"
+    if noun and lead != ["the"] and (noun.endswith("s") or noun in _COUNT_NOUNS) and not noun.endswith("ss"):
+        return m.start(), m.end("noun"), answer, "number", f"how many{m['scale'] or ''} {noun}"
+    return m.start(), m.end("scale") if m["scale"] else m.end("num"), answer, "number", None
+
+
+def _capital_neighbour(s: str, end: int | None, before: list[str]) -> bool:
+    """True when a country name is part of a longer name ("Thailand Open", "Northern Ireland"); a capitalised
+    first word of the sentence ("In Thailand"), one before a comma ("Tibet, China") or a capitalised word after a
+    possessive (`end` None: "Thailand's Senate") is no part of it."""
+    after = s[end:].split()[:1] if end is not None else []
+    if after and after[0][:1].isupper():
+        return True
+    return len(before) > 1 and before[-1][:1].isupper() and not before[-1].endswith(",")
+
+
+def _wh(s: str, start: int, end: int, wh: str, day: date) -> str:
+    body = f"{s[:start]}{wh}{s[end:]}"
+    return f"On {day_words(day)}: {body[:1].upper()}{body[1:]}?"
+
+
+def _blank(s: str, start: int, end: int, level: str, day: date) -> str:
+    thing = {"entity": "name", "number": "number", "date": "date"}[level]
+    if level == "date" and re.fullmatch(r"\d{4}", s[start:end]):
+        thing = "year"
+    return f'In the news of {day_words(day)}, "{s[:start]}___{s[end:]}." What {thing} fills the blank?'
+
+
+def mask_reject(m: Masked, day: date, seen: set[str]) -> TemplateReject | None:
+    """The first rule the question fails, or None: its answer is not in it (nor is its day), it is asked once."""
+    if sub_match(m.question, m.answer) or (m.level == "date" and _same_day(m.answer, day)):
+        return TemplateReject.ANSWER_IN_QUESTION
+    return TemplateReject.DUPLICATE_QUESTION if normalize(m.question) in seen else None
+
+
+def _same_day(answer: str, day: date) -> bool:
+    words = set(normalize(answer).split())
+    return {str(day.day), day.strftime("%B").lower()} <= words
+
+
+def template_questions(events: pl.DataFrame, articles: pl.DataFrame, *, seed: int = 0) -> Written:
+    """One question an event, from a span of its summary that one of its articles states; every drop with a reason."""
+    for frame, schema, name in ((events, EVENT_SCHEMA, "events"), (articles, ARTICLE_SCHEMA, "articles")):
+        if missing := [c for c in schema if c not in frame.columns]:
+            raise SourceContractError(f"the {name} lack the columns {', '.join(missing)}")
+    by_event = article_groups(articles)
+    out = Written([], [], Counter())
+    seen: set[str] = set()
+    for event in events.sort("date", "event_id").to_dicts():
+        out.counts["events_read"] += 1
+        kept = by_event.get(event["event_id"], [])
+        if not kept:
+            out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_ARTICLE, f"{event['event_id']}: "
+                                        f"no article kept of {len(event['urls'] or [])} cited link(s)"))
+            continue
+        out.counts["events_with_articles"] += 1
+        _event(event, kept, out, seen, seed=seed)
+    return out
+
+
+def article_groups(articles: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    """Each event's articles, by URL (a stable order, whatever order the crawl wrote them in)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row in articles.sort("event_id", "url").to_dicts():
+        groups.setdefault(row["event_id"], []).append(row)
+    return groups
+
+
+def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen: set[str], *, seed: int) -> None:
+    day: date = event["date"]
+    found = masks(event["summary"], day)
+    out.counts["candidates"] += len(found)
+    if not found:
+        out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_MASKABLE_SPAN,
+                                    f"{event['event_id']}: {event['summary']}"))
+        return
+    order = sorted(found, key=lambda m: (not m.wh, seeded_key(seed, event["event_id"], m.question)))
+    for tried, m in enumerate(order, 1):
+        out.counts["candidates_tried"] += 1
+        stating = [a for a in kept if a["text"] and sub_match(a["text"], m.answer)]
+        reason = mask_reject(m, day, seen) or (None if stating else TemplateReject.ANSWER_NOT_IN_ARTICLE)
+        if reason is not None:
+            item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
+            where = (f"in none of the {len(kept)} article(s)" if reason is TemplateReject.ANSWER_NOT_IN_ARTICLE
+                     else "asked")
+            out.rejected.append(Dropped(item, reason, f"{m.answer!r} {where}: {m.question}"))
+            continue
+        seen.add(normalize(m.question))
+        out.counts["candidates_not_tried"] += len(order) - tried
+        article = stating[0]
+        verification = Verification(method="article-match", query=m.answer, endpoint=article["url"],
+                                    result_count=len(stating), passed=True)
+        out.records.append(news_record(event, article, question=m.question, answer=m.answer, level=m.level,
+                                       generator=GENERATOR, verification=verification, stability=STABLE))
+        out.counts["questions_written"] += 1
+        return
+
+
+def _event_item(event: Mapping[str, Any]) -> dict[str, Any]:
+    return {"event_id": event["event_id"], "date": str(event["date"]), "summary": event["summary"]}
+
+
+def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, question: str, answer: str, level: str,
+                generator: str, verification: Verification, stability: str,
+                aliases: Sequence[str] = ()) -> NewsRecord:
+    """The record of a question about `event` answered in `article` (rows of EVENT_SCHEMA and ARTICLE_SCHEMA).
+
+    Rows judged likely to change (any stability but the first of STABILITY) go to the `longitudinal` split; the
+    others are split later by the event's date."""
+    fetched: datetime | None = article.get("fetched_at")
+    if fetched is not None and fetched.tzinfo is None:
+        fetched = fetched.replace(tzinfo=timezone.utc)
+    as_of = fetched or datetime.combine(event["date"], time(), tzinfo=timezone.utc)
+    evidence = Evidence(url=article["url"], title=article.get("title") or article["url"],
+                        revision=article.get("archive_url") or None, fetched_at=fetched,
+                        sha256=article.get("sha256"))
+    return NewsRecord(
+        id=record_id("news", event["event_id"], question, answer), question=question, answer=answer,
+        answer_aliases=list(aliases), source="news", level=level, event_date=event["date"], as_of=as_of,
+        split=None if stability == STABLE else Split.LONGITUDINAL, evidence=[evidence], verification=verification,
+        generator=generator, event_id=event["event_id"], event_summary=event["summary"],
+        category=event["category"], topic=event.get("topic"), article_url=article["url"],
+        outlet=article["outlet"], published=article.get("published"), temporal_stability=stability)
