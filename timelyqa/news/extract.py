@@ -6,12 +6,12 @@ with two page-independent repairs measured there (tests/test_news_extract.py hol
 
 - when the precision run keeps less than a quarter of what the recall run keeps, it has cut the article (a body
   split across containers it judged boilerplate), so the recall run's text is taken;
-- a first line that repeats the page's title is the headline, which is the `title` field and not the body.
+- a first line that repeats the page's title is the headline, which is the `title` field and not the body;
+- running text that spreads over several story cards keeps the card holding most of it (`pagekind.one_story`).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass
 from datetime import date
 from typing import Any
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import trafilatura
 
 from timelyqa.news.articles import ArticleReject
-from timelyqa.news.pagekind import is_article
+from timelyqa.news.pagekind import is_article, key, one_story, parse
 
 PRECISION = {"include_comments": False, "favor_precision": True}
 RECALL = {"include_comments": False, "favor_recall": True}
@@ -28,7 +28,6 @@ CUT_SHARE = 0.25
 """A precision text shorter than this share of the recall text has lost the article: the recall text is kept."""
 HEADLINE_WORDS = 3
 """A first line this long or longer that begins the title (the title being `headline | outlet`) is the headline."""
-_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +52,14 @@ def extract(html: str, url: str) -> Extracted:
     """The article in `html`, served at `url`."""
     host = urlsplit(url).hostname or ""
     doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, **PRECISION)
-    title = (doc.title or "").strip() or None if doc is not None else None
+    title = ((doc.title or "").strip() or None) if doc is not None else None
     text = _body(html, url, (doc.text or "") if doc is not None else "")
-    text = _without_headline(text, title)
+    tree = parse(html)
+    text = one_story(tree, _without_headline(text, title)).strip()
     reject = None
     if not text:
         reject = ArticleReject.EMPTY_PAGE
-    elif not is_article(html, text):
+    elif not is_article(tree, text):
         reject = ArticleReject.NOT_ARTICLE
     return Extracted(url=url, host=host, title=title, published=_day(doc.date if doc is not None else None),
                      author=((doc.author or "").strip() or None) if doc is not None else None,
@@ -73,15 +73,11 @@ def _body(html: str, url: str, precise: str) -> str:
     return chosen.strip()
 
 
-def _words(text: str | None) -> str:
-    return " ".join(_WORD.findall(text or "")).casefold()
-
-
 def _without_headline(text: str, title: str | None) -> str:
     """`text` without a first line that is the page's headline: the title, or the title's start (`headline -
     outlet`) when that line has HEADLINE_WORDS words or more."""
     first, _, rest = text.partition("\n")
-    line, whole = _words(first), _words(title)
+    line, whole = key(first), key(title or "")
     if line and whole and (line == whole or (len(line.split()) >= HEADLINE_WORDS
                                                     and f"{whole} ".startswith(f"{line} "))):
         return rest.strip()

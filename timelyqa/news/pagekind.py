@@ -1,5 +1,6 @@
-"""Whether an extracted page is an article: enough running text, and not a list of links (a section front, an index
-of headlines, a tag page), which trafilatura may still return as text when the page has nothing else."""
+"""Which part of a page is its story, and whether the page is an article at all: enough running text of one story,
+not a list of links (a section front, an index of headlines, a tag page) that trafilatura may still return as text
+when the page has nothing else."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 
 import lxml.html
 from lxml.etree import ParserError
+from lxml.html import HtmlElement
 
 MIN_LETTERS = 200
 """Fewer letters (word characters) than this and a page is no article (a video page, a stub, a paywall's teaser):
@@ -22,31 +24,55 @@ text of a link on the page, the page is a list of links."""
 _WORD = re.compile(r"\w+")
 
 
-def _key(text: str) -> str:
+def key(text: str) -> str:
+    """A text's words joined by one space and casefolded: lines compare so whatever the markup and spacing."""
     return " ".join(_WORD.findall(text)).casefold()
 
 
-def _letters(key: str) -> int:
-    return len(key) - key.count(" ")
+def letters(keyed: str) -> int:
+    return len(keyed) - keyed.count(" ")
 
 
-def link_texts(html: str) -> set[str]:
-    """The texts of the page's links, each as its words joined by one space and casefolded."""
+def parse(html: str) -> HtmlElement | None:
+    """The page's tree, or None for a page lxml cannot read (empty, or no markup at all)."""
     try:
-        tree = lxml.html.fromstring(html)
+        return lxml.html.fromstring(html)
     except (ParserError, ValueError):
-        return set()
-    return {_key(a.text_content()) for a in tree.iter("a")} - {""}
+        return None
 
 
-def is_article(html: str, text: str) -> bool:
-    """True when `text`, extracted from `html`, reads as an article: MIN_LETTERS letters, MIN_RUNNING of them in
-    running text, and less than MAX_LINKED of them in lines that are each a link of the page."""
-    lines = [key for line in text.splitlines() if (key := _key(line))]
-    total = sum(map(_letters, lines))
+def one_story(tree: HtmlElement | None, text: str) -> str:
+    """`text` without the running lines of other stories: when its running text lies in two or more story cards
+    (innermost `<article>` elements: a post followed by the next posts in full, promotions beside the story),
+    the card holding most of it is the story and running lines found only in the others are dropped."""
+    if tree is None:
+        return text
+    cards = [key(card.text_content()) for card in tree.iter("article") if not card.xpath(".//article")]
+    lines = text.splitlines()
+    keys = [key(line) for line in lines]
+    running = [k for k in keys if letters(k) >= RUNNING_LINE]
+    held = [sum(letters(k) for k in running if k in card) for card in cards]
+    if sum(1 for h in held if h) < 2:
+        return text
+    story = cards[max(range(len(cards)), key=held.__getitem__)]
+    others = [card for card, h in zip(cards, held) if h and card is not story]
+    return "\n".join(line for line, k in zip(lines, keys)
+                     if letters(k) < RUNNING_LINE or k in story or not any(k in card for card in others))
+
+
+def link_texts(tree: HtmlElement | None) -> set[str]:
+    """The texts of the page's links, each as its `key`."""
+    return set() if tree is None else {key(a.text_content()) for a in tree.iter("a")} - {""}
+
+
+def is_article(tree: HtmlElement | None, text: str) -> bool:
+    """True when `text`, extracted from the page `tree`, reads as an article: MIN_LETTERS letters, MIN_RUNNING of
+    them in running text, and less than MAX_LINKED of them in lines that are each a link of the page."""
+    lines = [k for line in text.splitlines() if (k := key(line))]
+    total = sum(map(letters, lines))
     if total < MIN_LETTERS:
         return False
-    links = link_texts(html)
-    linked = sum(_letters(key) for key in lines if key in links)
-    running = sum(_letters(key) for key in lines if key not in links and _letters(key) >= RUNNING_LINE)
+    links = link_texts(tree)
+    linked = sum(letters(k) for k in lines if k in links)
+    running = sum(letters(k) for k in lines if k not in links and letters(k) >= RUNNING_LINE)
     return running >= MIN_RUNNING and linked < MAX_LINKED * total
