@@ -18,7 +18,7 @@ from urllib.robotparser import RobotFileParser
 import httpx
 from trafilatura.utils import decode_file
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.errors import ConfigError, TransientSourceError
 from timelyqa.news.extract import extract
 
 USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
@@ -86,8 +86,8 @@ def looks_like_html(data: bytes) -> bool:
 
 def fetch(url: str, agent: str, *, client: httpx.Client | None = None) -> Page:
     """The page at `url`, fetched once as the crawl would: each hop allowed by its host's robots.txt, at most
-    MAX_REDIRECTS redirects, an HTML answer with status 200. ConfigError when refused or not HTML,
-    TransientSourceError when unreachable or answering with an error status."""
+    MAX_REDIRECTS redirects, an HTML answer with status 200. ConfigError when refused, gone (4xx) or not HTML;
+    TransientSourceError when unreachable, too busy (429) or failing (5xx)."""
     own = client is None
     http = client or httpx.Client(headers={"User-Agent": agent}, timeout=TIMEOUT, follow_redirects=False)
     try:
@@ -99,7 +99,7 @@ def fetch(url: str, agent: str, *, client: httpx.Client | None = None) -> Page:
                 url = urljoin(url, response.headers["location"])
                 continue
             return _page(url, response)
-        raise TransientSourceError(f"{url}: more than {MAX_REDIRECTS} redirects")
+        raise ConfigError(f"{url}: more than {MAX_REDIRECTS} redirects")
     finally:
         if own:
             http.close()
@@ -115,7 +115,8 @@ def _get(http: httpx.Client, url: str, *, page: str | None = None, follow: bool 
 
 def _page(url: str, response: httpx.Response) -> Page:
     if response.status_code != 200:
-        raise TransientSourceError(f"{url}: HTTP {response.status_code}")
+        transient = response.status_code == 429 or response.status_code >= 500
+        raise (TransientSourceError if transient else ConfigError)(f"{url}: HTTP {response.status_code}")
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind not in HTML_TYPES:
         raise ConfigError(f"{url}: not an HTML page (content-type {kind or 'none'})")
@@ -125,15 +126,15 @@ def _page(url: str, response: httpx.Response) -> Page:
 
 
 def _obey_robots(http: httpx.Client, url: str, agent: str, seen: dict[str, RobotFileParser]) -> None:
-    """ConfigError when the host's robots.txt forbids `url` to `agent`. As the crawl reads it: a robots.txt that
-    is missing (4xx) allows all, one that denies access (401, 403) or fails (5xx) allows nothing."""
+    """ConfigError when the host's robots.txt forbids `url` to `agent`. Read as RFC 9309 says: one that is not
+    there (any 4xx) allows all, one the server fails to give (5xx) allows nothing."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     if origin not in seen:
         robots_url = f"{origin}/robots.txt"
         parser = RobotFileParser(robots_url)
         response = _get(http, robots_url, page=url, follow=True)
-        if response.status_code in (401, 403) or response.status_code >= 500:
+        if response.status_code >= 500:
             parser.disallow_all = True
         elif response.status_code >= 400:
             parser.allow_all = True
