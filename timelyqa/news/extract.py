@@ -2,7 +2,7 @@
 why the page is no article. The same function serves the crawl's item pipeline and `timelyqa extract`.
 
 The body is trafilatura's precision run (comments left out), which on the extraction benchmark beats its defaults,
-with two page-independent repairs measured there (tests/test_news_extract.py holds the gate):
+with three page-independent repairs measured there (tests/test_news_extract.py holds the gate):
 
 - when the precision run keeps less than a quarter of what the recall run keeps, it has cut the article (a body
   split across containers it judged boilerplate), so the recall run's text is taken;
