@@ -259,6 +259,30 @@ def site_tree(
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
 
+@app.command("extract")
+def extract_page(
+    target: Annotated[str, typer.Argument(metavar="URL|FILE", help="a page's URL, or a file (.html or .html.gz)")],
+    url: Annotated[str | None, typer.Option(help="the URL a FILE's page was served at (default: its file:// URL)")]
+    = None,
+) -> None:
+    """Print, as JSON, what the news source would store of one page: title, date, author, host, body text or
+    why it is no article, the sha256 of its bytes and its text's length. A URL is fetched once as the crawl would
+    (User-Agent from TIMELYQA_CRAWL_USER_AGENT, robots.txt obeyed, redirects followed)."""
+    import json
+
+    from timelyqa.news import onepage
+
+    with _one_line_errors():
+        if onepage.is_url(target):
+            if url is not None:
+                raise ConfigError(f"--url names the page of a FILE; {target} is a URL already")
+            page = onepage.fetch(target, onepage.user_agent())
+        else:
+            page = onepage.read_file(Path(target), url)
+        result = onepage.stored(page)
+    typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+
+
 export_app = typer.Typer(help="Rows for RLVR trainers from a release's train split.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 
