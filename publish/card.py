@@ -156,7 +156,8 @@ def _extra_section(manifest: dict[str, Any]) -> list[str]:
                   "release while the row still reads the same): " + "; ".join(
                       f"`{source}` {info['accepted']} accepted, {info['rejected']} rejected"
                       for source, info in sorted(reviews.items())) + "."]
-    source = next(c for c in _config_names(manifest) if extras[0] in manifest["configs"][c]["splits"])
+    # The example names a source's own config where one has the split (`default` is listed first).
+    source = next(c for c in [*_config_names(manifest)[1:], DEFAULT_CONFIG] if extras[0] in manifest["configs"][c]["splits"])
     return lines + ["", "```python", *(f'{split} = datasets.load_dataset("{repo}", "{source}", split="{split}")'
                                        for split in extras if split in manifest["configs"][source]["splits"]),
                     "```", ""]

@@ -288,8 +288,12 @@ def record_decisions(file: Path, release: Path, *, now: datetime | None = None) 
         row = rows[item["id"]]
         taken[item["id"]] = Decision(id=item["id"], source=row["source"], decision=item["decision"].strip().lower(),
                                      question=row["question"], answer=row["answer"], decided_at=stamp)
-    if taken:
-        write_decisions(release, merge_decisions(read_decisions(release), taken))
+    kept = read_decisions(release)
+    # The same verdict on the same pair again is no new decision: it keeps its time, so the release keeps its bytes.
+    fresh = {i: d for i, d in taken.items() if i not in kept or (kept[i].decision, kept[i].question,
+                                                                  kept[i].answer) != (d.decision, d.question, d.answer)}
+    if fresh:
+        write_decisions(release, merge_decisions(kept, fresh))
     aside = Path(file).with_name(Path(file).name.removesuffix(".jsonl") + ".refused.jsonl")
     if refused:
         write_text(aside, "".join(json.dumps({"line": r.line, "reason": str(r.reason), "detail": r.detail,
