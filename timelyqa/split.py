@@ -118,7 +118,7 @@ def keep_in_train(df: pl.DataFrame, previous: pl.DataFrame, *, group_key: pl.Exp
     alone. Returns df with `split` changed, in the same row order.
     """
     moving = [Split.TRAIN.value, *((Split.VALIDATION.value, Split.TEST.value) if refresh else ())]
-    trained = previous.filter(pl.col("split").is_in(moving)).get_column("id")
+    trained = previous.filter(pl.col("split").is_in(moving)).get_column("id").implode()
     temporal = ~pl.col("split").is_in(SOURCE_SPLITS).fill_null(False)
     hit = (pl.col("id").is_in(trained) & temporal).any().over([group_key, pl.when(group_key.is_null())
                                                                  .then(pl.col("id"))])
