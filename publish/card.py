@@ -157,7 +157,8 @@ def _extra_section(manifest: dict[str, Any]) -> list[str]:
                       f"`{source}` {info['accepted']} accepted, {info['rejected']} rejected"
                       for source, info in sorted(reviews.items())) + "."]
     # The example names a source's own config where one has the split (`default` is listed first).
-    source = next(c for c in [*_config_names(manifest)[1:], DEFAULT_CONFIG] if extras[0] in manifest["configs"][c]["splits"])
+    source = next(c for c in [*_config_names(manifest)[1:], DEFAULT_CONFIG]
+                  if extras[0] in manifest["configs"][c]["splits"])
     return lines + ["", "```python", *(f'{split} = datasets.load_dataset("{repo}", "{source}", split="{split}")'
                                        for split in extras if split in manifest["configs"][source]["splits"]),
                     "```", ""]
