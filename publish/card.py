@@ -7,11 +7,24 @@ from typing import Any
 import yaml
 
 from timelyqa.sources import sources
-from timelyqa.split import SPLITS
+from timelyqa.record import Split
+from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS, SPLITS
 
 DEFAULT_CONFIG = "default"
 """The config holding every source with the common columns only; the one `load_dataset(repo)` returns."""
 PRETTY_NAME = "TimelyQA"
+HUMAN_VERIFIED, LONGITUDINAL = Split.HUMAN_VERIFIED.value, Split.LONGITUDINAL.value
+ROW_SPLITS = (*SPLITS, LONGITUDINAL)
+"""The splits whose rows are distinct: `human_verified` rows are copies of test rows, never counted twice."""
+EXTRA_MEANING = {
+    HUMAN_VERIFIED: "test rows a person reviewed against their evidence and accepted as they are (reviewers accept or "
+                    "reject, they never edit; LiveNewsBench's human-verified test set). Each is also in `test`: "
+                    "evaluate on one or the other, not both",
+    LONGITUDINAL: "pairs whose answer may change over time (the source judged them temporally unstable): kept out of "
+                  "train, validation and test, for studying how models follow answers that move (LiveNewsBench's "
+                  "longitudinal set); `as_of` says when the answer was true",
+}
+"""What each extra split means, for the card."""
 
 def _licence(source: str) -> str:
     """The Hub licence id of a source's rows; `other` when its terms follow each row's evidence pages."""
@@ -49,7 +62,7 @@ def _config_names(manifest: dict[str, Any]) -> list[str]:
 
 
 def _total(manifest: dict[str, Any], config: str, split: str | None = None) -> int:
-    splits = [split] if split else SPLITS
+    splits = [split] if split else ROW_SPLITS
     return sum(sum(manifest["counts"][config].get(s, {}).values()) for s in splits)
 
 
@@ -64,7 +77,7 @@ def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {"config_name": name, "data_files": [
             {"split": split, "path": paths[0] if len(paths) == 1 else paths}
-            for split in SPLITS if (paths := splits.get(split))
+            for split in RELEASE_SPLITS if (paths := splits.get(split))
         ]}
         if name == DEFAULT_CONFIG:
             entry["default"] = True
@@ -96,25 +109,59 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 
 
+def _extras(manifest: dict[str, Any]) -> list[str]:
+    """The extra splits some config of the release has, in card order."""
+    return [split for split in EXTRA_SPLITS if any(split in info["splits"] for info in manifest["configs"].values())]
+
+
 def _counts_section(manifest: dict[str, Any]) -> list[str]:
+    shown = [*SPLITS, *_extras(manifest)]
     rows = []
     for config in _config_names(manifest):
         counts = manifest["counts"][config]
-        levels = sorted({level for split in SPLITS for level in counts.get(split, {})})
+        levels = sorted({level for split in shown for level in counts.get(split, {})})
         for level in levels:
-            per_split = [counts.get(split, {}).get(level, 0) for split in SPLITS]
-            rows.append([f"`{config}`", level, *per_split, sum(per_split)])
-        totals = [_total(manifest, config, split) for split in SPLITS]
-        rows.append([f"`{config}`", "**all**", *totals, sum(totals)])
+            per_split = [counts.get(split, {}).get(level, 0) for split in shown]
+            total = sum(counts.get(split, {}).get(level, 0) for split in ROW_SPLITS)
+            rows.append([f"`{config}`", level, *per_split, total])
+        totals = [_total(manifest, config, split) for split in shown]
+        rows.append([f"`{config}`", "**all**", *totals, _total(manifest, config)])
     lines = ["## Contents", "", "Rows per config, level and split (`default` holds every source with the common "
-             "columns only; each source's own config adds its own columns).", ""]
-    lines += _table(["config", "level", *SPLITS, "total"], rows)
+             "columns only; each source's own config adds its own columns)."
+             + (" `human_verified` rows are copies of test rows: the total counts them once." if HUMAN_VERIFIED
+                in shown else ""), ""]
+    lines += _table(["config", "level", *shown, "total"], rows)
     missing = [f"`{config}` has no {split} rows" for config in _config_names(manifest) for split in SPLITS
                if not manifest["configs"][config]["splits"].get(split)]
     if missing:
         lines += ["", "A split with no rows is not declared, because `datasets` cannot load an empty split: "
                   + "; ".join(missing) + "."]
     return lines
+
+
+def _extra_section(manifest: dict[str, Any]) -> list[str]:
+    """Which configs have the extra splits, what they mean, and the review behind `human_verified`."""
+    extras = _extras(manifest)
+    if not extras:
+        return []
+    repo = manifest.get("repo_id") or "path/or/repo_id"
+    lines = ["## Human-verified and longitudinal splits", ""]
+    for split in extras:
+        names = [c for c in _config_names(manifest) if split in manifest["configs"][c]["splits"]]
+        lines += [f"- `{split}` ({', '.join(f'`{c}`: {_total(manifest, c, split)} rows' for c in names)}): "
+                  f"{EXTRA_MEANING[split]}."]
+    reviews = manifest.get("reviews") or {}
+    if reviews:
+        lines += ["", "Review decisions so far (kept in `reviews/`, one file per source, and applied to every later "
+                  "release while the row still reads the same): " + "; ".join(
+                      f"`{source}` {info['accepted']} accepted, {info['rejected']} rejected"
+                      for source, info in sorted(reviews.items())) + "."]
+    # The example names a source's own config where one has the split (`default` is listed first).
+    source = next(c for c in [*_config_names(manifest)[1:], DEFAULT_CONFIG]
+                  if extras[0] in manifest["configs"][c]["splits"])
+    return lines + ["", "```python", *(f'{split} = datasets.load_dataset("{repo}", "{source}", split="{split}")'
+                                       for split in extras if split in manifest["configs"][source]["splits"]),
+                    "```", ""]
 
 
 def _split_section(manifest: dict[str, Any]) -> list[str]:
@@ -128,6 +175,12 @@ def _split_section(manifest: dict[str, Any]) -> list[str]:
                   f"- `train`: groups whose latest `event_date` is before {dates['validation_from']}", ""]
     lines += ["Group keys:", ""]
     lines += [f"- `{source}`: {info['group_key']}" for source, info in sorted(manifest["sources"].items())]
+    refreshing = [source for source, info in sorted(manifest["sources"].items()) if info.get("refresh_to_train")]
+    if refreshing:
+        lines += ["", f"Refresh rule ({', '.join(f'`{s}`' for s in refreshing)}; LiveNewsBench's, any period): when a "
+                  "release's newest month is later than the previous release's, the rows the previous release had in "
+                  "validation or test move to train with their whole group, and a row once in train stays there; "
+                  "new rows fill validation and test. `CHANGELOG.md` says how many moved."]
     return lines
 
 
@@ -177,9 +230,14 @@ def _changes_section(manifest: dict[str, Any]) -> list[str]:
     if not previous or not diff:
         return lines + ["The first release. `CHANGELOG.md` will list what each later release changes.", ""]
     counts = {part: sum(diff[part].values()) for part in ("added", "retired", "moved", "regenerated")}
+    refreshed = "".join(f" Refresh: `{source}` moved " + ", ".join(f"{n} rows {move}" for move, n in moves.items())
+                        + "." for source, moves in sorted((diff.get("refreshed") or {}).items()))
+    verified = diff.get("human_verified") or {}
+    reviewed = (f" {sum(verified.get('added', {}).values())} rows added to human_verified, "
+                f"{sum(verified.get('removed', {}).values())} removed." if any(verified.values()) else "")
     return lines + [f"Since {previous}: {counts['added']} rows added, {counts['retired']} retired, "
                     f"{counts['moved']} moved between splits, {counts['regenerated']} rewritten by a new "
-                    "generator version. `CHANGELOG.md` has every release.", ""]
+                    f"generator version.{refreshed}{reviewed} `CHANGELOG.md` has every release.", ""]
 
 
 def _training_section() -> list[str]:
@@ -223,6 +281,7 @@ def render_card(manifest: dict[str, Any]) -> str:
         "```", manifest["canary"], "```", "",
         *_counts_section(manifest), "",
         *_split_section(manifest), "",
+        *_extra_section(manifest),
         *[line for source in names for line in _section(source)],
         *_funnel_section(manifest),
         *_usage_section(manifest),

@@ -5,30 +5,49 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from timelyqa.names import current_name
+from timelyqa.record import Split
 
 INDEX_COLUMNS = ["id", "source", "split", "generator"]
+_FROM = (Split.VALIDATION.value, Split.TEST.value)
 _SUFFIX = re.compile(r"^(v\d{4}\.\d{2}\.\d{2})(?:\.(\d+))?$")
 
 
-def previous_release(folder: Path) -> tuple[dict[str, Any], pl.DataFrame] | None:
-    """The manifest and row index (id, source, split, generator) of the release in `folder`, if any."""
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    """The manifest.json of the release in `folder`, or None when there is none (or it is not a release's)."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(manifest, dict) or "version" not in manifest:
+    return manifest if isinstance(manifest, dict) and "version" in manifest else None
+
+
+def read_config(folder: Path, manifest: dict[str, Any], config: str, *, splits: Collection[str] | None = None,
+                columns: list[str] | None = None) -> pl.DataFrame | None:
+    """The rows of one config of the release in `folder` (only `splits`, when given), from its own data files;
+    None when the release has no such config or none of its files are there."""
+    listed = manifest.get("configs", {}).get(config, {}).get("splits", {})
+    paths = [Path(folder) / name for split, names in sorted(listed.items()) if splits is None or split in splits
+             for name in names if (Path(folder) / name).is_file()]
+    if not paths:
         return None
-    paths = [folder / name for name, info in sorted(manifest.get("files", {}).items())
-             if info.get("config") == "default" and (folder / name).is_file()]
-    index = (pl.concat([pl.read_parquet(p, columns=INDEX_COLUMNS) for p in paths]) if paths
-             else pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS}))
-    return manifest, index
+    return pl.concat([pl.read_parquet(path, columns=columns) for path in paths], how="vertical")
+
+
+def previous_release(folder: Path) -> tuple[dict[str, Any], pl.DataFrame] | None:
+    """The manifest and row index (id, source, split, generator) of the release in `folder`, if any. The index
+    has a human_verified row beside the test row it copies."""
+    manifest = read_manifest(folder)
+    if manifest is None:
+        return None
+    index = read_config(folder, manifest, "default", columns=INDEX_COLUMNS)
+    return manifest, (index if index is not None else pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS}))
 
 
 def next_version(base: str, previous: str | None) -> str:
@@ -41,10 +60,16 @@ def next_version(base: str, previous: str | None) -> str:
     return f"{base}.{int(m.group(2) or 1) + 1}"
 
 
-def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | None = None) -> dict[str, Any]:
+def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | None = None,
+            refreshed: Collection[str] = ()) -> dict[str, Any]:
     """Counts of rows added, retired, moved (per from->to split) and regenerated (generator changed), per source;
     and the generators renamed (one spelling for versioned names): rows whose generator is only spelled anew.
-    `why` names the reason a source gave for retiring a row (by id), where it gave one."""
+    `why` names the reason a source gave for retiring a row (by id), where it gave one. `refreshed` names the
+    sources whose previous validation and test rows this release moved to train (the refresh rule): what moved,
+    per source and from-split. Human-verified rows, copies of test rows, are counted apart (added, removed)."""
+    copies = pl.col("split") == Split.HUMAN_VERIFIED.value
+    verified_before, verified_after = before.filter(copies), after.filter(copies)
+    before, after = before.filter(~copies), after.filter(~copies)
     joined = after.join(before, on="id", how="full", suffix="_before", coalesce=True)
     added = joined.filter(pl.col("source_before").is_null() & pl.col("source").is_not_null())
     retired = joined.filter(pl.col("source").is_null())
@@ -54,6 +79,11 @@ def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | Non
     changed = kept.filter(pl.col("generator") != pl.col("generator_before"))
     renamed = changed.filter(current == pl.col("generator"))
     regenerated = changed.filter(current != pl.col("generator"))
+    to_train = moved.filter(pl.col("source").is_in(list(refreshed)) & (pl.col("split") == Split.TRAIN.value)
+                            & pl.col("split_before").is_in([Split.VALIDATION.value, Split.TEST.value]))
+    refresh: dict[str, dict[str, int]] = {}
+    for source, split, n in sorted(to_train.group_by("source", "split_before").len().iter_rows()):
+        refresh.setdefault(str(source), {})[f"{split} -> train"] = int(n)
     return {
         "added": _per_source(added, "source"),
         "retired": _per_source(retired, "source_before"),
@@ -63,6 +93,11 @@ def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | Non
         if why else {},
         "renamed": {f"{a} -> {b}": int(n)
                     for a, b, n in sorted(renamed.group_by("generator_before", "generator").len().iter_rows())},
+        "refreshed": refresh,
+        "human_verified": {
+            "added": _per_source(verified_after.join(verified_before, on="id", how="anti"), "source"),
+            "removed": _per_source(verified_before.join(verified_after, on="id", how="anti"), "source"),
+        },
     }
 
 
@@ -84,6 +119,16 @@ def changelog_entry(version: str, created: str, previous: str | None, diff: dict
                     if diff.get("retired_why") else ""))
     lines.append(f"- {total('moved')} rows moved between splits" + _detail(diff["moved"]))
     lines.append(f"- {total('regenerated')} rows rewritten by a new generator version" + _detail(diff["regenerated"]))
+    for source, moves in diff.get("refreshed", {}).items():
+        ordered = sorted(moves.items(), key=lambda item: _FROM.index(item[0].split(" -> ")[0]))
+        lines.append(f"- refresh: {source}: " + ", ".join(f"{n} rows moved {move}" for move, n in ordered)
+                     + f" (configs `{source}` and `default`; the previous validation and test go to train, "
+                     "LiveNewsBench's rule)")
+    verified = diff.get("human_verified", {})
+    if verified.get("added") or verified.get("removed"):
+        added, removed = verified.get("added", {}), verified.get("removed", {})
+        lines.append(f"- {sum(added.values())} rows added to human_verified" + _detail(added)
+                     + f", {sum(removed.values())} removed" + _detail(removed))
     for rename, n in diff.get("renamed", {}).items():
         old, new = rename.split(" -> ")
         lines.append(f"- generator `{old}` is now spelled `{new}` ({n} rows): a new name only; the questions, "

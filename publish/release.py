@@ -12,13 +12,17 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from publish.card import DEFAULT_CONFIG, render_card
-from publish.changelog import INDEX_COLUMNS, changelog_entry, changes, next_version, previous_release, write_changelog
+from publish.changelog import (INDEX_COLUMNS, changelog_entry, changes, next_version, previous_release, read_config,
+                               write_changelog)
+from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
+                            record_decisions, write_decisions)
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
-from timelyqa.record import CANARY, RECORD_SCHEMA
-from timelyqa.split import (SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text, newest_event_date,
-                            split_dates)
+from timelyqa.record import CANARY, RECORD_SCHEMA, Split
+from timelyqa.sources import sources as registered
+from timelyqa.split import (RELEASE_SPLITS, SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text,
+                            keep_in_train, newest_event_date, split_dates)
 
 ROWS_PER_SHARD = 250_000
 
@@ -144,6 +148,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
             rejects[reason] = rejects.get(reason, 0) + count
     return {
         "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source, rows.columns),
+        "refresh_to_train": _refreshes(source),
         "funnel": [{"stage": stage, "count": count} for stage, count in funnel.items()],
         "rejects": rejects,
         "usage": usage,
@@ -158,11 +163,15 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     """Build the release folder `out` from source output folders and return its manifest.
 
     Several folders of one source are merged by id (see merge_runs). Month M of the split rule is taken
-    over all sources together, so every config shares one test window. Splits with no rows are left out
-    of a config: `datasets` 5.2 cannot load a declared split that has no rows, nor a config holding one.
+    over all sources together, so every config shares one test window. Rows a source marked `longitudinal`
+    keep that split. Splits with no rows are left out of a config: `datasets` 5.2 cannot load a declared
+    split that has no rows, nor a config holding one.
 
     The previous release is the one already in `out`, or `previous` (a folder holding it, such as a
-    checkout of its tag). CHANGELOG.md gets an entry counting what changed since it. A rebuild whose
+    checkout of its tag). CHANGELOG.md gets an entry counting what changed since it. A source whose registry
+    entry sets `refresh_to_train` has the previous release's validation and test rows moved to train when this
+    release's newest month is later (timelyqa.split.keep_in_train). The previous release's review decisions
+    are carried over and give each config its `human_verified` split (publish/review.py). A rebuild whose
     data files equal the previous release's keeps its version and date, so every file stays the same;
     otherwise the version is `vYYYY.MM.DD` of `created`, with `.2`, `.3`... when that day is taken.
     """
@@ -173,53 +182,92 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     by_source: dict[str, list[SourceRun]] = {}
     for run in runs:
         by_source.setdefault(run.source, []).append(run)
-    created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
-    prior = previous_release(Path(previous) if previous else out)
+    prior_folder = Path(previous) if previous else out
+    prior = previous_release(prior_folder)
 
     merged = {source: merge_runs(group) for source, group in by_source.items()}
     dates = [d for df, _ in merged.values() if (d := newest_event_date(df)) is not None]
     if not dates:  # nothing to declare: a card without configs does not load
         raise ConfigError(f"release: no dated questions in {', '.join(str(folder) for folder in sources)}")
     newest: date = max(dates)
+    refresh = prior is not None and _month(newest) > _month(prior[0].get("split_dates", {}).get("newest_event_date"))
+    refreshed = sorted(s for s in by_source if _refreshes(s)) if refresh else []
     frames: dict[str, pl.DataFrame] = {}
     for source, (df, _) in merged.items():
         df = df.with_columns(pl.lit(CANARY, dtype=pl.String()).alias("canary"))
-        frames[source] = assign_splits(df, group_key=group_key_for(source, df.columns), newest=newest).sort("id")
+        key = group_key_for(source, df.columns)
+        df = assign_splits(df, group_key=key, newest=newest)
+        if prior is not None and _refreshes(source):
+            df = keep_in_train(df, prior[1].filter(pl.col("source") == source), group_key=key, refresh=refresh)
+        frames[source] = df.sort("id")
     frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()) for df in frames.values()],
                                        how="vertical").sort(["id", "source"])
+    decisions = read_decisions(prior_folder) if prior is not None else {}
+    if out.resolve() != prior_folder.resolve():
+        decisions = merge_decisions(decisions, read_decisions(out))
+    summaries = {source: _source_summary(source, group, frames[source], merged[source][1])
+                 for source, group in by_source.items()}
+    return write_release(out, frames, decisions, prior=prior, version=version, created=created, repo_id=repo_id,
+                         sources=summaries, dates=split_dates(frames[DEFAULT_CONFIG], newest=newest),
+                         why=retired_why(runs), refreshed=refreshed)
 
+
+def _month(day: date | str | None) -> int:
+    if day is None:
+        return -1
+    day = date.fromisoformat(day) if isinstance(day, str) else day
+    return day.year * 12 + day.month - 1
+
+
+def _refreshes(source: str) -> bool:
+    spec = registered().get(source)
+    return spec is not None and spec.refresh_to_train
+
+
+def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisions, *,
+                  prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
+                  repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
+                  why: dict[str, str], refreshed: list[str]) -> dict[str, Any]:
+    """Write the split rows of every config (`default` first), the decisions, manifest, card and changelog.
+
+    Each config gets its `human_verified` split here, from the accepted decisions that apply to its test rows.
+    """
+    created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
+    frames = {config: pl.concat([df, human_verified(df, decisions)], how="vertical")
+              for config, df in frames.items()}
     out.mkdir(parents=True, exist_ok=True)
     _clear_previous(out)
+    reviews = write_decisions(out, decisions)
     files: dict[str, Any] = {}
     configs: dict[str, Any] = {}
     counts: dict[str, Any] = {}
-    for config in [DEFAULT_CONFIG, *sorted(by_source)]:
+    for config in [DEFAULT_CONFIG, *sorted(c for c in frames if c != DEFAULT_CONFIG)]:
         configs[config] = {"splits": {}}
         counts[config] = {}
-        for split in SPLITS:
+        for split in RELEASE_SPLITS:
             part = frames[config].filter(pl.col("split") == split)
-            counts[config][split] = _level_counts(part)
+            if split in SPLITS or part.height:  # an extra split is counted where a config has it
+                counts[config][split] = _level_counts(part)
             if part.height:
                 configs[config]["splits"][split] = _write_split(part, out, config, split, files)
 
     for config, info in configs.items():
         info["features"] = _features(out, info["splits"])
     prior_manifest = prior[0] if prior else None
-    if prior_manifest and version in (None, prior_manifest["version"]) and _same_data(files, prior_manifest):
+    if (prior_manifest and version in (None, prior_manifest["version"]) and _same_data(files, prior_manifest)
+            and _digests(reviews) == _digests(prior_manifest.get("reviews") or {})):
         version, stamp = prior_manifest["version"], prior_manifest["created"]
         before, diff = prior_manifest.get("previous_version"), prior_manifest.get("changes")
     else:
         version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest["version"])
         stamp = created.isoformat()
         before = prior_manifest["version"] if prior_manifest else None
-        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS), retired_why(runs)) if prior else None
+        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS), why, refreshed) if prior else None
     manifest = {
         "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
         "previous_version": before, "changes": diff,
         "canary": CANARY, "repo_id": repo_id, "configs": configs, "counts": counts, "files": files,
-        "split_rule": SPLIT_RULE, "split_dates": split_dates(frames[DEFAULT_CONFIG], newest=newest),
-        "sources": {source: _source_summary(source, group, frames[source], merged[source][1])
-                    for source, group in by_source.items()},
+        "reviews": reviews, "split_rule": SPLIT_RULE, "split_dates": dates, "sources": sources,
     }
     text = json.dumps(manifest, sort_keys=True, indent=2) + "\n"
     (out / "manifest.json").write_text(text, encoding="utf-8")
@@ -227,6 +275,36 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
     write_changelog(out, changelog_entry(version, stamp, before, diff), version)
     return manifest
+
+
+def apply_reviews(release: Path, *, created: datetime | None = None) -> dict[str, Any]:
+    """Rebuild the release in `release` from its own data files with the decisions its `reviews/` holds now.
+
+    Every split but `human_verified` is read back as it is (nothing is re-split), `human_verified` is made anew;
+    the version moves on (a new dated version, the release before it as `previous_version`) only when a file
+    changed, so applying the same decisions twice changes no byte.
+    """
+    release = Path(release)
+    prior = previous_release(release)
+    if prior is None:
+        raise ConfigError(f"{release}: not a release folder (no manifest.json of a release)")
+    manifest = prior[0]
+    kept = [s for s in RELEASE_SPLITS if s != Split.HUMAN_VERIFIED.value]
+    frames = {config: frame for config in manifest["configs"]
+              if (frame := read_config(release, manifest, config, splits=kept)) is not None}
+    if DEFAULT_CONFIG not in frames:
+        raise ConfigError(f"{release}: the data files of config {DEFAULT_CONFIG!r} are missing")
+    frames = {config: frame.sort(["id", "source"] if config == DEFAULT_CONFIG else "id")
+              for config, frame in frames.items()}
+    return write_release(release, frames, read_decisions(release), prior=prior, version=None, created=created,
+                         repo_id=manifest.get("repo_id"), sources=manifest["sources"], dates=manifest["split_dates"],
+                         why={}, refreshed=[])
+
+
+def import_review(file: Path, release: Path, *, now: datetime | None = None) -> tuple[ImportResult, dict[str, Any]]:
+    """`timelyqa review import`: take a reviewed file's decisions into the release, then rebuild its splits."""
+    result = record_decisions(file, release, now=now)
+    return result, apply_reviews(release, created=now)
 
 
 def retired_why(runs: list[SourceRun]) -> dict[str, str]:
@@ -254,7 +332,9 @@ def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] |
     return datasets.Features.from_arrow_schema(pq.read_schema(out / paths[0]))._to_yaml_list()
 
 
+def _digests(listing: dict[str, Any]) -> dict[str, str]:
+    return {name: info.get("sha256") for name, info in listing.items()}
+
+
 def _same_data(files: dict[str, Any], prior: dict[str, Any]) -> bool:
-    def digests(listing: dict[str, Any]) -> dict[str, str]:
-        return {name: info.get("sha256") for name, info in listing.items()}
-    return digests(files) == digests(prior.get("files", {}))
+    return _digests(files) == _digests(prior.get("files", {}))

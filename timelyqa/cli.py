@@ -186,6 +186,48 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
     release(sources=folders, out=out / "release", version=None, previous=None)
 
 
+review_app = typer.Typer(help="Human review of a release's test rows: accept or reject, never edit (LiveNewsBench's "
+                         "human-verified set).", no_args_is_help=True)
+app.add_typer(review_app, name="review")
+
+
+@review_app.command("export")
+def review_export(
+    release_dir: Annotated[Path, typer.Argument(metavar="RELEASE", help="a release folder")],
+    config: Annotated[str, typer.Option(help="the config whose test rows to review, e.g. news")],
+    out: Annotated[Path, typer.Option(help="JSON lines file for the reviewer")],
+    articles: Annotated[Path | None, typer.Option(help="a parquet with columns url and text (the news source's "
+                                                  "articles.parquet): adds an excerpt around each answer")] = None,
+) -> None:
+    """Write the config's test rows that have no decision yet, each with an empty `decision` to fill with accept or
+    reject."""
+    from publish.review import export_review
+
+    with _one_line_errors():
+        result = export_review(release_dir, config, out, articles=articles)
+    typer.echo(result.summary())
+
+
+@review_app.command("import")
+def review_import(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="the reviewed JSON lines file")],
+    release_dir: Annotated[Path, typer.Option("--release", help="the release folder the rows came from")],
+) -> None:
+    """Take the accept/reject decisions into the release (kept in its reviews/ folder, applied to later releases)
+    and rebuild its human_verified splits, manifest, card and changelog; refuse any other line with its reason."""
+    from publish.release import import_review
+
+    with _one_line_errors():
+        result, manifest = import_review(file, release_dir)
+    for message in result.messages():
+        console.print(message, highlight=False, soft_wrap=True, markup=False)
+    typer.echo(result.summary())
+    verified = {config: sum(manifest["counts"][config].get("human_verified", {}).values())
+                for config in manifest["counts"]}
+    typer.echo(f"release {manifest['version']} in {release_dir}: human_verified rows "
+               + ", ".join(f"{config} {n}" for config, n in sorted(verified.items())))
+
+
 crawl_app = typer.Typer(help="Crawls of websites (each in its own Scrapy process), into pages and a click graph.",
                         no_args_is_help=True)
 app.add_typer(crawl_app, name="crawl")

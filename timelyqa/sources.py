@@ -84,6 +84,11 @@ class SourceSpec:
     """The bundled inputs `make demo` runs it on, relative to the repository root."""
     fixtures: tuple[str, ...]
     """Stored inputs in the same real formats, relative to the repository root, that a test runs it on."""
+    refresh_to_train: bool = False
+    """LiveNewsBench's refresh rule (its section 2.3, "quarterly", here any period): when a release's newest month
+    is later than the previous release's, the rows the previous release had in validation or test move to train,
+    and rows once in train stay there (timelyqa.split.keep_in_train). Off, the temporal rule alone decides, and a
+    row moves with the window (test, then validation, then train)."""
 
     def demo(self, out: Path, progress: Progress | None = None) -> Manifest:
         return self.run([ROOT / path for path in self.demo_inputs], out, progress)

@@ -12,6 +12,14 @@ from timelyqa.sources import GroupKey, sources
 
 SPLITS: tuple[str, ...] = (Split.TRAIN.value, Split.VALIDATION.value, Split.TEST.value)
 """The splits the temporal rule assigns, oldest first."""
+EXTRA_SPLITS: tuple[str, ...] = (Split.HUMAN_VERIFIED.value, Split.LONGITUDINAL.value)
+"""Named splits beside the temporal ones: `human_verified` (test rows a reviewer accepted, a copy of them: see
+publish/review.py) and `longitudinal` (rows whose answer may change over time, set by the source itself)."""
+RELEASE_SPLITS: tuple[str, ...] = (*SPLITS, *EXTRA_SPLITS)
+"""Every split a release config may hold, in the order the card lists them."""
+SOURCE_SPLITS: tuple[str, ...] = (Split.LONGITUDINAL.value,)
+"""The splits a source may set in its questions.parquet, which the temporal rule leaves alone. A source cannot
+mark rows `human_verified`: only a reviewer's decision does (a release builds that split from the decisions)."""
 
 SPLIT_RULE = (
     "Let M be the calendar month of the newest event_date in the release. A group of rows (same group key) "
@@ -75,21 +83,44 @@ def assign_splits(df: pl.DataFrame, *, group_key: pl.Expr, newest: date | None =
     """df with `split` filled by the temporal rule, in the same row order.
 
     `newest` sets month M from outside (a release uses the newest date over all its sources, so that every
-    config shares one test window); by default it is df's own newest event_date. Any split already in df
-    is overwritten: the rule alone decides. A row whose group key is null is its own group (keyed by id),
-    so rows lacking an anchor are not lumped together. A group with no event_date at all goes to train:
-    nothing shows it is newer than any cutoff.
+    config shares one test window); by default it is df's own newest event_date. A row the source put in one
+    of SOURCE_SPLITS (`longitudinal`) keeps it; any other split already in df is overwritten: the rule alone
+    decides. The rule's window still spans a group's longitudinal rows, so a group in test is in test whatever
+    the source set aside. A row whose group key is null is its own group (keyed by id), so rows lacking an
+    anchor are not lumped together. A group with no event_date at all goes to train: nothing shows it is newer
+    than any cutoff.
     """
     newest = newest if newest is not None else newest_event_date(df)
+    kept = pl.col("split").is_in(SOURCE_SPLITS).fill_null(False)
     if newest is None:
-        return df.with_columns(pl.lit(Split.TRAIN.value, dtype=pl.String()).alias("split"))
+        train = pl.lit(Split.TRAIN.value, dtype=pl.String())
+        return df.with_columns(pl.when(kept).then(pl.col("split")).otherwise(train).cast(pl.String()).alias("split"))
     test_from, validation_from = boundaries(newest)
     key = group_key
     # Two partition columns: the key itself, and the id only where the key is null.
     latest = pl.col("event_date").max().over([key, pl.when(key.is_null()).then(pl.col("id"))])
     split = (
-        pl.when(latest >= test_from).then(pl.lit(Split.TEST.value))
+        pl.when(kept).then(pl.col("split"))
+        .when(latest >= test_from).then(pl.lit(Split.TEST.value))
         .when(latest >= validation_from).then(pl.lit(Split.VALIDATION.value))
         .otherwise(pl.lit(Split.TRAIN.value))
     )
     return df.with_columns(split.cast(pl.String()).alias("split"))
+
+
+def keep_in_train(df: pl.DataFrame, previous: pl.DataFrame, *, group_key: pl.Expr, refresh: bool) -> pl.DataFrame:
+    """The refresh rule of a source whose registry entry sets `refresh_to_train` (LiveNewsBench 2.3, any period).
+
+    `previous` holds (id, split) of the rows the previous release had. On a refresh (a release whose newest month is
+    later than the previous one's) its validation and test rows move to train; on any release its train rows stay
+    in train, so a row once trained on never comes back to an evaluation split when the window moves. The whole
+    group of such a row goes with it, so a group still never spans two splits. Rows in SOURCE_SPLITS are left
+    alone. Returns df with `split` changed, in the same row order.
+    """
+    moving = [Split.TRAIN.value, *((Split.VALIDATION.value, Split.TEST.value) if refresh else ())]
+    trained = previous.filter(pl.col("split").is_in(moving)).get_column("id").implode()
+    temporal = ~pl.col("split").is_in(SOURCE_SPLITS).fill_null(False)
+    hit = (pl.col("id").is_in(trained) & temporal).any().over([group_key, pl.when(group_key.is_null())
+                                                                 .then(pl.col("id"))])
+    return df.with_columns(pl.when(hit & temporal).then(pl.lit(Split.TRAIN.value)).otherwise(pl.col("split"))
+                           .cast(pl.String()).alias("split"))
