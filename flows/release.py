@@ -10,7 +10,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
-from timelyqa.split import SPLITS
+from timelyqa.split import RELEASE_SPLITS
 
 
 @task
@@ -24,7 +24,7 @@ def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     configs = [DEFAULT_CONFIG, *sorted(c for c in counts if c != DEFAULT_CONFIG)]
     rows = []
     for config in configs:
-        for split in SPLITS:
+        for split in RELEASE_SPLITS:
             levels = counts[config].get(split, {})
             rows.append({"config": config, "split": split, "rows": sum(levels.values()),
                          "levels": ", ".join(f"{level}={n}" for level, n in sorted(levels.items()))})

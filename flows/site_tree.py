@@ -17,7 +17,7 @@ from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, publish_funnel, secret
 from spiders.run import check_roots, crawl
-from spiders.settings import user_agent
+from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -29,11 +29,7 @@ from timelyqa.site_tree.source import DEMO_PORT
 @task
 def check_inputs(roots: list[str]) -> None:
     """Fail the run before any work on a root that does not answer or a User-Agent without a contact."""
-    try:
-        agent = user_agent()
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    check_roots(roots, user_agent=agent)
+    check_roots(roots, user_agent=user_agent())
 
 
 @task(timeout_seconds=4 * 3600, tags=["crawl"])

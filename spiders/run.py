@@ -13,7 +13,8 @@ from typing import Any
 
 import httpx
 
-from spiders.settings import USER_AGENT_ENV, crawl_settings
+from spiders.settings import crawl_settings
+from timelyqa.useragent import USER_AGENT_ENV
 from timelyqa.errors import ConfigError, SourceContractError
 
 STATS = "crawl_stats.json"

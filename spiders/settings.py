@@ -3,17 +3,11 @@ contact, size limits, no remote control or telnet), resumable and cached."""
 
 from __future__ import annotations
 
-import os
-import re
 from pathlib import Path
 from typing import Any
 
 from spiders.render import CHROMIUM_ENV, SYSTEM_CHROMIUM, browser_path, playwright_settings
-
-USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
-DEFAULT_USER_AGENT = "timelyqa-crawler/0.1 (+https://github.com/timelyqa/timelyqa; crawl@timelyqa.invalid)"
-"""Names the project and where to reach it; set TIMELYQA_CRAWL_USER_AGENT to your own name and contact."""
-_CONTACT = re.compile(r"@|https?://")
+from timelyqa.useragent import DEFAULT_USER_AGENT, user_agent
 
 BOT_NAME = "timelyqa"
 SPIDER_MODULES = ["spiders"]
@@ -45,14 +39,6 @@ WARN_ON_GENERATOR_RETURN_VALUE = False
 EXTRACT_WORKERS = 1  # processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own
 DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60}
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
-
-
-def user_agent(environ: dict[str, str] | None = None) -> str:
-    """TIMELYQA_CRAWL_USER_AGENT, or the default naming the project; one without a contact is refused."""
-    value = (environ if environ is not None else os.environ).get(USER_AGENT_ENV) or DEFAULT_USER_AGENT
-    if not _CONTACT.search(value):
-        raise ValueError(f"{USER_AGENT_ENV}={value!r}: name a contact (an email address or a URL) in the User-Agent")
-    return value
 
 
 TUNABLE = frozenset({"AUTOTHROTTLE_ENABLED", "AUTOTHROTTLE_START_DELAY", "AUTOTHROTTLE_MAX_DELAY",

@@ -256,14 +256,10 @@ def crawl_site_tree(
     import json
 
     from spiders.run import check_roots, crawl, summary
-    from spiders.settings import user_agent
+    from timelyqa.useragent import user_agent
 
     with _one_line_errors():
-        try:
-            agent = user_agent()
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
-        check_roots(roots, user_agent=agent)
+        check_roots(roots, user_agent=user_agent())
         stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
                                     "allow_paths": json.dumps(allow_path or []), "render": render.value},
                       out, fresh=fresh)
@@ -313,12 +309,13 @@ def extract_page(
     import json
 
     from timelyqa.news import onepage
+    from timelyqa.useragent import user_agent
 
     with _one_line_errors():
         if onepage.is_url(target):
             if url is not None:
                 raise ConfigError(f"--url names the page of a FILE; {target} is a URL already")
-            page = onepage.fetch(target, onepage.user_agent())
+            page = onepage.fetch(target, user_agent())
         else:
             page = onepage.read_file(Path(target), url)
         result = onepage.stored(page)

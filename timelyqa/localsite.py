@@ -48,13 +48,15 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 class LocalSite:
-    """Serve the folder `root` on 127.0.0.1 (at `port`, or a free one) from a background thread; stop on exit.
+    """Serve the folder `root` on `host` (127.0.0.1, or another loopback address: a demo outlet's own host) at
+    `port`, or a free one, from a background thread; stop on exit.
 
     Requests are answered over HTTP/1.0, one connection each: no keep-alive connection outlives the block.
     """
 
-    def __init__(self, root: str | Path, *, port: int | None = None) -> None:
+    def __init__(self, root: str | Path, *, port: int | None = None, host: str = "127.0.0.1") -> None:
         self.root = Path(root)
+        self.host = host
         self.wanted_port = port
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -68,17 +70,17 @@ class LocalSite:
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("LocalSite is not running: use it as a context manager")
-        return f"http://127.0.0.1:{self.port}/"
+        return f"http://{self.host}:{self.port}/"
 
     def __enter__(self) -> LocalSite:
         if not (self.root / "index.html").is_file():
             raise ConfigError(f"{self.root} is not a website folder: it has no index.html")
         handler = functools.partial(_Handler, directory=str(self.root.resolve()))
         try:
-            self._server = ThreadingHTTPServer(("127.0.0.1", self.wanted_port or 0), handler)
+            self._server = ThreadingHTTPServer((self.host, self.wanted_port or 0), handler)
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE:
-                raise ConfigError(f"port {self.wanted_port} on 127.0.0.1 is in use: pick another or none") from exc
+                raise ConfigError(f"port {self.wanted_port} on {self.host} is in use: pick another or none") from exc
             raise
         self._server.daemon_threads = True
         # a short poll keeps the exit quick: serve_forever looks for shutdown only between polls

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -21,10 +20,6 @@ from trafilatura.utils import decode_file
 from timelyqa.errors import ConfigError, TransientSourceError
 from timelyqa.news.extract import extract
 
-USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
-DEFAULT_USER_AGENT = "timelyqa-crawler/0.1 (+https://github.com/timelyqa/timelyqa; crawl@timelyqa.invalid)"
-"""The crawl's (spiders/settings.py), read the same way here so that the command imports no Scrapy."""
-_CONTACT = re.compile(r"@|https?://")
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
 """The crawl's DOWNLOAD_MAXSIZE: a page over 5 MiB is no page a person reads."""
@@ -49,14 +44,6 @@ class Page:
             except (LookupError, UnicodeDecodeError):
                 pass
         return decode_file(self.body)
-
-
-def user_agent(environ: dict[str, str] | None = None) -> str:
-    """TIMELYQA_CRAWL_USER_AGENT, or the default naming the project; ConfigError for one without a contact."""
-    value = (environ if environ is not None else os.environ).get(USER_AGENT_ENV) or DEFAULT_USER_AGENT
-    if not _CONTACT.search(value):
-        raise ConfigError(f"{USER_AGENT_ENV}={value!r}: name a contact (an email address or a URL) in the User-Agent")
-    return value
 
 
 def is_url(target: str) -> bool:
