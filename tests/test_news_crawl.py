@@ -41,11 +41,11 @@ def events(cited: dict[tuple[date, str], list[str]]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=EVENT_SCHEMA, orient="row")
 
 
-def run(tmp: Path, outlets: Path, cited: dict[tuple[date, str], list[str]], **archive: str) -> tuple[dict, pl.DataFrame,
-                                                                                                    pl.DataFrame]:
-    """Plan the events' links on the allow-list, crawl them, and return the stats, articles and every drop (the
-    plan's and the crawl's)."""
-    links, planned_drops = plan_links(events(cited), Outlets.load(outlets))
+def run(tmp: Path, outlets: Path, cited: dict[tuple[date, str], list[str]], *, planned_on: Path | None = None,
+        **archive: str) -> tuple[dict, pl.DataFrame, pl.DataFrame]:
+    """Plan the events' links on the allow-list (or on `planned_on`, an older one), crawl them, and return the stats,
+    articles and every drop (the plan's and the crawl's)."""
+    links, planned_drops = plan_links(events(cited), Outlets.load(planned_on or outlets))
     write_parquet(links, tmp / "links.parquet")
     stats = crawl("news", crawl_args(tmp / "links.parquet", outlets, page_timeout=5, **archive), tmp / "crawl",
                   fresh=True)
@@ -63,9 +63,11 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
                      redirects={"/moved.html": f"{elsewhere.url}/2026/05/04/quake-rumours.html"}) as planet, \
             NewsHost("127.0.0.3", FIXTURES / "script", port) as script, \
             NewsHost("127.0.0.4", FIXTURES / "herald", port) as herald:
-        outlets = outlets_yaml(tmp / "outlets.yaml", {"The Daily Planet": ("127.0.0.2", "never"),
-                                                      "Script News": ("127.0.0.3", "always"),
-                                                      "The Auto Herald": ("127.0.0.4", "auto")})
+        listed = {"The Daily Planet": ("127.0.0.2", "never"), "Script News": ("127.0.0.3", "always"),
+                  "The Auto Herald": ("127.0.0.4", "auto")}
+        outlets = outlets_yaml(tmp / "outlets.yaml", listed)
+        # the links were planned when the blog was on the list; the crawl's list no longer has it
+        older = outlets_yaml(tmp / "older.yaml", listed | {"Elsewhere Blog": ("127.0.0.5", "never")})
         p = planet.url
         cited = {
             (DAY, "An earthquake strikes the northern coast."): [
@@ -75,7 +77,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
                 "mailto:desk@planet.invalid"],
             (LATER, "Aftershocks continue along the northern coast."): [p + QUAKE + "?utm_source=portal"],
         }
-        stats, articles, dropped = run(tmp, outlets, cited)
+        stats, articles, dropped = run(tmp, outlets, cited, planned_on=older)
         asked = {"planet": planet.asked(), "script": script.asked(), "herald": herald.asked(),
                  "elsewhere": elsewhere.asked()}
     return {"stats": stats, "articles": articles, "dropped": dropped, "asked": asked, "planet": p,
@@ -107,6 +109,9 @@ def test_nothing_off_the_allow_list_is_requested_not_even_after_a_redirect(world
         == "outlet_not_allowed"
     assert got[world["planet"] + "/moved.html"] == "redirect_not_allowed"
     assert got["mailto:desk@planet.invalid"] == "not_http"
+    blog = world["dropped"].filter(pl.col("outlet") == "Elsewhere Blog").row(0, named=True)
+    assert (blog["reason"], blog["detail"]) == ("outlet_not_allowed", "off_site: never requested"), \
+        "the crawl holds to its own allow-list, whatever the plan said"
     moved = world["dropped"].filter(pl.col("reason") == "redirect_not_allowed").row(0, named=True)
     assert "127.0.0.5" in moved["detail"] and moved["outlet"] == "The Daily Planet"
 
