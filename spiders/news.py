@@ -28,7 +28,7 @@ from twisted.python.failure import Failure
 
 from spiders import render as rendering
 from spiders.errors import failure_reason
-from spiders.guard import Refusal, _is_private
+from spiders.guard import Refusal, is_private
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
@@ -76,9 +76,14 @@ class OutletGuard:
             return Refusal.OFF_SITE
         if self.outlets.match(url) is None:
             return Refusal.PATH_NOT_ALLOWED
-        if host not in self.named and self._private.setdefault(host, _is_private(host)):
+        if host not in self.named and self._is_private(host):
             return Refusal.PRIVATE_ADDRESS
         return None
+
+    def _is_private(self, host: str) -> bool:
+        if host not in self._private:
+            self._private[host] = is_private(host)
+        return self._private[host]
 
 
 class NewsSpider(Spider):

@@ -9,6 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from spiders.guard import Refusal
+from spiders.news import OutletGuard
 from timelyqa.errors import ConfigError
 from timelyqa.files import write_parquet
 from timelyqa.news.frames import EVENT_SCHEMA, LINK_SCHEMA, event_id
@@ -168,3 +170,22 @@ def test_archived_copies_are_addressed_as_each_archive_does() -> None:
     assert archived(url, day, "archive_today", "https://archive.ph") == (
         "https://archive.ph/newest/https://apnews.com/article/quake?id=1")
     assert archived(url, day, "none", "") == url
+
+
+def test_the_crawls_guard_keeps_to_the_outlets_their_paths_and_the_archive(tmp_path: Path) -> None:
+    outlets = Outlets.load(write(tmp_path, "outlets:\n"
+                                 "  - {name: Planet, domains: [127.0.0.2], render: never}\n"
+                                 "  - {name: Spiegel, domains: [spiegel.de], paths: [/international/]}\n"
+                                 "  - {name: Odd, domains: [0.0.1]}\n"))
+    guard = OutletGuard(outlets, "127.0.0.6:8080")
+    assert guard.refusal("http://127.0.0.2:8080/2026/05/04/a.html") is None, "a private host the operator named"
+    assert guard.refusal("http://127.0.0.3:8080/a.html") == Refusal.OFF_SITE
+    assert guard.refusal("https://www.spiegel.de/international/a.html") is None
+    assert guard.refusal("https://www.spiegel.de/politik/a.html") == Refusal.PATH_NOT_ALLOWED
+    assert guard.refusal("http://127.0.0.6:8080/web/20260504id_/https://www.spiegel.de/x") is None
+    assert guard.refusal("http://127.0.0.6:9090/web/") == Refusal.OFF_SITE, "the archive is one host:port"
+    # 127.0.0.1 ends in .0.0.1, so it is "under" the outlet's domain, but nobody named that loopback address
+    assert guard.refusal("http://127.0.0.1/") == Refusal.PRIVATE_ADDRESS
+    assert guard.refusal("mailto:desk@spiegel.de") == Refusal.NOT_HTTP
+    assert "www.spiegel.de:443" in guard.hosts, "robots.txt of an outlet's host is asked, whatever its paths"
+    assert "127.0.0.6:8080" in guard.hosts and "notspiegel.de:443" not in guard.hosts
