@@ -125,8 +125,8 @@ def test_dead_links_old_pages_non_articles_and_robots_are_dropped_with_their_rea
     assert got[p + "/private/draft-story.html"] == "robots_disallowed"
     assert "/private/draft-story.html" not in world["asked"]["planet"], "robots.txt is obeyed"
     details = dict(zip(world["dropped"]["url"], world["dropped"]["detail"], strict=True))
-    assert details[p + "/gone.html"] == "http_404" and details[f"http://127.0.0.2:{world['dead']}/2026/05/04/quake.html"] \
-        == "connection_refused"
+    refused = f"http://127.0.0.2:{world['dead']}/2026/05/04/quake.html"
+    assert (details[p + "/gone.html"], details[refused]) == ("http_404", "connection_refused")
     assert "2025-01-10" in details[p + "/2025/01/10/harbour-reopens.html"]
     assert Counter(world["dropped"]["reason"]) == {"dead_link": 2, "outlet_not_allowed": 1, "not_http": 1,
                                                     "redirect_not_allowed": 1, "outside_window": 1,
