@@ -25,7 +25,8 @@ class Refusal(StrEnum):
     NOT_HTTP = "not_http"  # mailto:, javascript:, ftp: ...
 
 
-def _is_private(host: str) -> bool:
+def is_private(host: str) -> bool:
+    """True when `host` is, or resolves to, a loopback, private, link-local or reserved address."""
     try:
         addresses = {ipaddress.ip_address(host)}
     except ValueError:
@@ -50,7 +51,7 @@ class HostGuard:
            ) -> HostGuard:
         urls = [*roots, *(h if "://" in h else f"http://{h}" for h in allow_hosts)]
         hosts = frozenset(netloc(u) for u in urls)
-        named = frozenset(n for n in hosts if _is_private(n.rsplit(":", 1)[0]))
+        named = frozenset(n for n in hosts if is_private(n.rsplit(":", 1)[0]))
         return cls(hosts, tuple(re.compile(p) for p in allow_paths), named)
 
     def refusal(self, url: str) -> Refusal | None:
@@ -70,7 +71,7 @@ class HostGuard:
 
     def _is_private(self, host: str) -> bool:
         if host not in self._private:
-            self._private[host] = _is_private(host)
+            self._private[host] = is_private(host)
         return self._private[host]
 
 

@@ -1,0 +1,326 @@
+"""The news spider and its item pipeline: each cited link on an allowed outlet fetched once (or its archived copy),
+through Chromium where the outlet says so; each page extracted and kept as an article, or dropped with a reason,
+for every event that cites it.
+
+Run it as every crawl runs: `spiders.run.crawl("news", timelyqa.news.outlets.crawl_args(...), out)`. The folder
+gets `articles.parquet`, `dropped.parquet`, `crawl_stats.json` and the journal `pages.jsonl`: one line a link, flushed
+as it is done, so a crawl killed and started again asks only for the links the journal lacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+import polars as pl
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response, TextResponse
+from twisted.python.failure import Failure
+
+from spiders import render as rendering
+from spiders.errors import failure_reason
+from spiders.guard import Refusal, is_private
+from spiders.urls import canonical, is_crawlable, netloc
+from timelyqa.files import write_parquet, write_text
+from timelyqa.news.articles import ArticleReject, in_window
+from timelyqa.news.extract import extract
+from timelyqa.news.frames import ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED
+from timelyqa.news.outlets import ARCHIVES, Outlets, archived
+
+JOURNAL = "pages.jsonl"
+STATS = "crawl_stats.json"
+ERROR_STATUSES = list(range(400, 600))
+"""Error pages reach the spider, to be dropped as dead links with their status; redirects are still followed."""
+_NEVER_ASKED = frozenset(r.value for r in Refusal)
+
+
+class _Hosts:
+    """host:port pairs the guard lets ask for robots.txt: any port of an outlet's host, and the archive's."""
+
+    def __init__(self, outlets: Outlets, archive: str | None) -> None:
+        self.outlets, self.archive = outlets, archive
+
+    def __contains__(self, where: object) -> bool:
+        return isinstance(where, str) and (where == self.archive or self.outlets.knows_host(where.rsplit(":", 1)[0]))
+
+
+class OutletGuard:
+    """`spider.guard` for spiders.guard.GuardMiddleware: a request (a redirect too) goes only to a page of an allowed
+    outlet, or to the archive's host when archiving. An address that is private is refused unless the operator
+    wrote that very host in the outlets file (a subdomain that resolves to one is not named)."""
+
+    def __init__(self, outlets: Outlets, archive: str | None) -> None:
+        self.outlets = outlets
+        self.hosts = _Hosts(outlets, archive)
+        self.archive = archive
+        self.named = frozenset(d for o in outlets.outlets for d in o.domains)
+        self._private: dict[str, bool] = {}
+
+    def refusal(self, url: str) -> Refusal | None:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".")
+        if parts.scheme not in ("http", "https") or not host:
+            return Refusal.NOT_HTTP
+        if self.archive is not None and netloc(url) == self.archive:
+            return None
+        if not self.outlets.knows_host(host):
+            return Refusal.OFF_SITE
+        if self.outlets.match(url) is None:
+            return Refusal.PATH_NOT_ALLOWED
+        if host not in self.named and self._is_private(host):
+            return Refusal.PRIVATE_ADDRESS
+        return None
+
+    def _is_private(self, host: str) -> bool:
+        if host not in self._private:
+            self._private[host] = is_private(host)
+        return self._private[host]
+
+
+class NewsSpider(Spider):
+    name = "news"
+    custom_settings = {"ITEM_PIPELINES": {"spiders.news.NewsStore": 300}}
+
+    def __init__(self, links: str, outlets: str, out: str, archive: str = "none", archive_base: str = "",
+                 render: str = "never", page_timeout: str = "30", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if archive not in ARCHIVES:
+            raise ValueError(f"archive={archive!r}: one of {', '.join(ARCHIVES)}")
+        self.out, self.archive, self.base = out, archive, archive_base.rstrip("/")
+        self.outlets = Outlets.load(outlets)
+        self.page_timeout = float(page_timeout)
+        self.cites: dict[str, list[dict[str, Any]]] = {}  # a link's canonical URL -> the rows of events citing it
+        for row in pl.read_parquet(links).iter_rows(named=True):
+            key = canonical(row["url"]) if is_crawlable(row["url"]) else row["url"]
+            self.cites.setdefault(key, []).append(row)
+        if render == "never" and any(r["render"] != "never" for rows in self.cites.values() for r in rows):
+            raise ValueError("links on outlets that render need Chromium: pass render=auto (crawl_args does)")
+        self.guard = OutletGuard(self.outlets, netloc(self.base) if archive != "none" else None)
+        self.fetched: set[str] = set()  # links in the journal (spiders.once.OnceMiddleware reads it)
+        rendering.ALLOWED.update(netloc(k) for k in self.cites if is_crawlable(k))  # what Chromium may load too
+        if self.guard.archive:
+            rendering.ALLOWED.add(self.guard.archive)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSpider:
+        """Before Scrapy opens its job folder's queue: a crawl resumed over a journal drops that queue, since the
+        journal says what is done and `start` asks again for all the rest. Scrapy's disk queue is saved only on a
+        clean stop; after a kill its files lie, and a request they hold half-written is lost."""
+        spider: NewsSpider = super().from_crawler(crawler, *args, **kwargs)
+        job = crawler.settings.get("JOBDIR")
+        if job and (Path(spider.out) / JOURNAL).is_file():
+            shutil.rmtree(Path(job) / "requests.queue", ignore_errors=True)
+        return spider
+
+    async def start(self) -> Any:
+        self._replay(Path(self.out) / JOURNAL)
+        for key, rows in self.cites.items():
+            if key in self.fetched:
+                continue
+            url = rows[0]["url"]
+            if (refused := self.guard.refusal(url) if is_crawlable(url) else Refusal.NOT_HTTP) is not None:
+                yield _item(key, url, error=ArticleReject.NOT_HTTP if refused == Refusal.NOT_HTTP
+                            else ArticleReject.OUTLET_NOT_ALLOWED, detail=f"{refused}: never requested")
+                continue
+            yield self._request(key, url, min(r["event_date"] for r in rows), rows[0]["render"])
+
+    def _replay(self, journal: Path) -> None:
+        """A crawl started again over a killed one: the links its journal holds are done, and not asked again."""
+        if journal.is_file():
+            for line in journal.read_text(encoding="utf-8").splitlines():
+                try:
+                    self.fetched.add(json.loads(line)["key"])
+                except (json.JSONDecodeError, KeyError):  # the line the kill cut short: that link is asked again
+                    continue
+        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
+
+    def _request(self, key: str, url: str, day: date, render: str) -> Request:
+        """The live page, or its archived copy (Wayback's capture nearest the earliest citing event's day)."""
+        meta: dict[str, Any] = {"key": key, "render": render, "handle_httpstatus_list": ERROR_STATUSES,
+                                "download_timeout": self.page_timeout, "archived": self.archive != "none"}
+        if render == "always":
+            meta |= _browser()
+        # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
+        # keeps every link to one first request).
+        return Request(archived(url, day, self.archive, self.base), callback=self.parse, errback=self.failed,
+                       meta=meta, dont_filter=True)
+
+    def parse(self, response: Response) -> Iterator[Any]:
+        meta = response.meta
+        html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
+        rendered = bool(meta.get("playwright"))
+        if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
+            if (needed := rendering.render_reason(html)) is not None:
+                self.crawler.stats.inc_value(f"render/{needed}")
+                yield response.request.replace(  # type: ignore[union-attr]
+                    url=response.url, callback=self.parse, errback=self.render_failed,
+                    meta={**meta, **_browser(), "render_reason": needed, "dont_cache": True, "static_html": html,
+                          "static_status": response.status,
+                          "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
+                return
+        yield self._page(response, html, rendered=rendered)
+
+    def render_failed(self, failure: Failure) -> Iterator[Any]:
+        """Chromium could not give the page (its scripts never settle, say): the page as served stands."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        self.crawler.stats.inc_value(f"render/failed/{failure_reason(failure)}")
+        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
+                              status=request.meta["static_status"], request=request)
+        yield self._page(static, request.meta["static_html"], rendered=False)
+
+    def _page(self, response: Response, html: str | None, *, rendered: bool) -> dict[str, Any]:
+        meta = response.meta
+        error = detail = None
+        if response.status >= 400:
+            error, detail = ArticleReject.DEAD_LINK, f"http_{response.status}" + (
+                " from the archive" if meta["archived"] else "")
+        elif html is None:
+            kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0]
+            error, detail = ArticleReject.NOT_ARTICLE, f"not HTML ({kind or 'no Content-Type'})"
+        url = self.cites[meta["key"]][0]["url"]
+        return _item(meta["key"], url, final_url=response.url, status=response.status, html=html, error=error,
+                     detail=detail, rendered=rendered, sha256=hashlib.sha256(response.body).hexdigest(),
+                     archive_url=response.url if meta["archived"] else None)
+
+    def failed(self, failure: Failure) -> Iterator[Any]:
+        request: Request = failure.request  # type: ignore[attr-defined]
+        key, reason = request.meta["key"], failure_reason(failure)
+        url = self.cites[key][0]["url"]
+        redirected = bool(request.meta.get("redirect_urls"))
+        if failure.check(IgnoreRequest) and reason == "already_fetched":
+            return
+        if failure.check(IgnoreRequest) and reason == "robots_disallowed":
+            error, detail = ArticleReject.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(request.url).netloc} forbids it"
+        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED and redirected:
+            error, detail = ArticleReject.REDIRECT_NOT_ALLOWED, f"redirected to {request.url} ({reason})"
+        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED:
+            error, detail = ArticleReject.OUTLET_NOT_ALLOWED, f"{request.url}: {reason}"
+        else:
+            error, detail = ArticleReject.DEAD_LINK, reason
+        self.crawler.stats.inc_value(f"links/{error}")
+        yield _item(key, url, final_url=request.url, error=error, detail=detail)
+
+
+def _item(key: str, url: str, *, final_url: str | None = None, status: int | None = None, html: str | None = None,
+          error: ArticleReject | None = None, detail: str | None = None, rendered: bool = False,
+          sha256: str | None = None, archive_url: str | None = None) -> dict[str, Any]:
+    return {"key": key, "url": url, "final_url": final_url, "status": status, "html": html,
+            "error": str(error) if error else None, "detail": detail, "rendered": rendered, "sha256": sha256,
+            "archive_url": archive_url, "fetched_at": datetime.now(UTC).isoformat()}
+
+
+def _browser() -> dict[str, Any]:
+    from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
+
+    return {"playwright": True, "playwright_page_methods": [
+        PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
+
+
+def _is_html(response: TextResponse) -> bool:
+    kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+    return kind in ("text/html", "application/xhtml+xml", "")
+
+
+class NewsStore:
+    """An item pipeline: each fetched page is extracted (timelyqa.news.extract) and judged for every event citing
+    its link: kept as an article, or dropped as `empty_page`, `not_article` or `outside_window` (the event's own
+    window); a link that gave no page is dropped with its reason. Each link's rows are appended to the journal at
+    once; at the end articles.parquet, dropped.parquet and crawl_stats.json are written from the whole journal."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> NewsStore:
+        return cls(crawler)
+
+    def open_spider(self) -> None:
+        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
+        out.mkdir(parents=True, exist_ok=True)
+        self.journal = (out / JOURNAL).open("a", encoding="utf-8")
+
+    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        spider: Any = self.crawler.spider
+        rows = spider.cites[item["key"]]
+        html = item.pop("html")
+        articles: list[dict[str, Any]] = []
+        dropped: list[dict[str, Any]] = []
+        if item["error"] is None:
+            # an archived copy is read as the page it stands for: the host and links are the outlet's
+            page = extract(html or "", item["url"] if item["archive_url"] else item["final_url"])
+            for row in rows:
+                if page.reject is not None:
+                    dropped.append(_drop(row, page.reject, f"{len((page.text or '').split())} words of text"))
+                elif not in_window(page.published, row["event_date"]):
+                    dropped.append(_drop(row, ArticleReject.OUTSIDE_WINDOW,
+                                         f"published {page.published}, event on {row['event_date']}"))
+                else:
+                    articles.append({
+                        "url": row["url"], "final_url": item["final_url"], "outlet": row["outlet"],
+                        "event_id": row["event_id"], "title": page.title,
+                        "published": page.published.isoformat() if page.published else None,
+                        "author": page.author, "text": page.text, "rendered": item["rendered"],
+                        "sha256": item["sha256"], "fetched_at": item["fetched_at"],
+                        "archive_url": item["archive_url"]})
+        else:
+            dropped = [_drop(row, ArticleReject(item["error"]), item["detail"]) for row in rows]
+        fetched = item["status"] is not None and item["status"] < 400
+        self.crawler.stats.inc_value("pages/stored")
+        self.journal.write(json.dumps({"key": item["key"], "fetched": fetched, "rendered": item["rendered"],
+                                       "articles": articles, "dropped": dropped}, ensure_ascii=False) + "\n")
+        self.journal.flush()
+        spider.fetched.add(item["key"])
+        return item
+
+    def close_spider(self) -> None:
+        self.journal.close()
+        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
+        done: dict[str, dict[str, Any]] = {}
+        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line a killed crawl cut short; that link was asked again
+                continue
+            done[entry["key"]] = entry
+        articles = [a | {"published": date.fromisoformat(a["published"]) if a["published"] else None,
+                         "fetched_at": datetime.fromisoformat(a["fetched_at"])}
+                    for e in done.values() for a in e["articles"]]
+        dropped = [d for e in done.values() for d in e["dropped"]]
+        write_parquet(pl.DataFrame(articles, schema=ARTICLE_SCHEMA, orient="row").sort("event_id", "url"),
+                      out / ARTICLES)
+        write_parquet(pl.DataFrame(dropped, schema=DROP_SCHEMA, orient="row").sort("reason", "url", "event_id"),
+                      out / DROPPED)
+        write_text(out / STATS, json.dumps(crawl_stats(done.values(), len(articles), dropped,
+                                                       self.crawler.stats.get_stats()),
+                                           indent=2, sort_keys=True, default=str))
+
+
+def _drop(row: dict[str, Any], reason: ArticleReject, detail: str | None) -> dict[str, Any]:
+    return {"url": row["url"], "event_id": row["event_id"], "outlet": row["outlet"], "reason": str(reason),
+            "detail": detail}
+
+
+def crawl_stats(done: Any, articles: int, dropped: list[dict[str, Any]], stats: dict[str, Any]) -> dict[str, Any]:
+    """What a news crawl did: pages fetched (an HTTP answer below 400, this run or the one it resumed), requests,
+    bytes, rendered pages, articles kept, drops by reason, requests the guard refused, links resumed."""
+    entries = list(done)
+    return {
+        "pages": sum(1 for e in entries if e["fetched"]),
+        "requests": int(stats.get("downloader/request_count", 0)),
+        "bytes": int(stats.get("downloader/response_bytes", 0)),
+        "rendered": sum(1 for e in entries if e["rendered"]),
+        "articles": articles,
+        "errors": dict(sorted(Counter(d["reason"] for d in dropped).items())),
+        "refused": {k.removeprefix("guard/"): int(v) for k, v in sorted(stats.items()) if k.startswith("guard/")},
+        "resumed": int(stats.get("pages/resumed", 0)),
+    }
