@@ -154,7 +154,8 @@ def plan_links(events: pl.DataFrame, outlets: Outlets) -> tuple[pl.DataFrame, pl
                               "outlet": outlet.name, "render": outlet.render})
                 continue
             reason = ArticleReject.OUTLET_NOT_ALLOWED if is_http else ArticleReject.NOT_HTTP
-            detail = (f"{parts.hostname}{parts.path or '/'} is on no outlet of {outlets.source}" if is_http
+            listed = Path(outlets.source).name
+            detail = (f"{parts.hostname}{parts.path or '/'} is on no outlet of the allow-list ({listed})" if is_http
                       else f"{url!r} is no http(s) URL")
             dropped.append({"url": url, "event_id": event["event_id"], "outlet": name, "reason": str(reason),
                             "detail": detail})

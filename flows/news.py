@@ -1,0 +1,158 @@
+"""The news flow: the Current Events Portal's day pages, the articles they cite on allowed outlets, questions.
+
+One task per step (timelyqa/news/pipeline.py), each retried on its own: the day pages read (the wiki), the links
+planned, the crawl in its own process, the articles taken in, then the questions: the template generator in one
+task, the LLM writer in three (write, check, finish), a retry paying only for the replies its cache does not hold.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NONE
+
+from flows.common import RETRY_TRANSIENT, publish_funnel, secret
+from timelyqa.errors import ConfigError
+from timelyqa.localsite import LocalSite
+from timelyqa.manifest import Manifest
+from timelyqa.news import pipeline
+from timelyqa.news.llm import NewsLLMWriter, llm_news_writer
+from timelyqa.news.outlets import Outlets
+from timelyqa.news.source import ARCHIVE_PORT
+from timelyqa.wikipedia.options import source_of
+
+WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
+
+
+@task
+def check_inputs(outlets: Path, out: Path) -> None:
+    """Fail the run on a bad allow-list before any work; never retried. Starts the run's ledger afresh."""
+    Outlets.load(outlets)
+    pipeline.start(out)
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def read_events(source: Any, settings: pipeline.Settings, out: Path) -> Path:
+    return pipeline.read_events(source, settings, out)
+
+
+@task(cache_policy=NONE)
+def plan_links(out: Path, outlets: Path) -> Path:
+    return pipeline.plan_links(out, Outlets.load(outlets))
+
+
+@task(timeout_seconds=4 * 3600, tags=["crawl"], cache_policy=NONE)
+def crawl_articles(out: Path, outlets: Path, settings: pipeline.Settings, archive_base: str | None,
+                   tuned: dict[str, Any] | None) -> Path:
+    """The crawl in its own process (Twisted's reactor cannot restart); fails when it fetched nothing."""
+    return pipeline.crawl_articles(out, outlets, settings, archive_base=archive_base, tuned=tuned)
+
+
+@task(cache_policy=NONE)
+def take_articles(out: Path, crawl: Path) -> Path:
+    articles = pipeline.take_articles(out, crawl)
+    import polars as pl  # noqa: PLC0415 - only for the artifact
+
+    dropped = pl.read_parquet(crawl / "dropped.parquet").group_by("reason").len().sort("reason")
+    rows = [{"what": "articles kept", "count": pl.read_parquet(articles).height},
+            *({"what": f"dropped: {reason}", "count": n} for reason, n in dropped.iter_rows())]
+    create_table_artifact(rows, key="news-articles", description="news: the articles kept, and the pages dropped")
+    return articles
+
+
+@task(cache_policy=NONE)
+def write_questions(out: Path, settings: pipeline.Settings) -> Manifest:
+    return pipeline.write_questions(out, settings)
+
+
+# The model's key is read inside each task, never passed in: task inputs feed cache keys and flow parameters
+# are stored by the API.
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def llm_write(out: Path, llm_secret_block: str | None) -> Path:
+    return pipeline.llm_write(out, _writer(out, llm_secret_block))
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def llm_check(written: Path, out: Path, llm_secret_block: str | None) -> Path:
+    return pipeline.llm_check(written, out, _writer(out, llm_secret_block))
+
+
+@task(cache_policy=NONE)
+def llm_finish(checked: Path, out: Path, settings: pipeline.Settings) -> Manifest:
+    return pipeline.llm_finish(checked, out, settings)
+
+
+@task
+def check_models(out: Path, llm_secret_block: str | None) -> None:
+    """Fail the run before any work when a model is not served or its key is refused; never retried."""
+    _writer(out, llm_secret_block)
+
+
+def _writer(out: Path, block: str | None) -> NewsLLMWriter:
+    return llm_news_writer(cache_dir=Path(out) / "llm-cache", api_key=secret(block))
+
+
+def window(start: str | None, end: str | None, days: int, today: date | None = None) -> tuple[date, date]:
+    """`start`..`end` (ISO dates), by default the `days` days before today (UTC): today's page is still being
+    written."""
+    try:
+        last = date.fromisoformat(end) if end else (today or datetime.now(UTC).date()) - timedelta(days=1)
+        first = date.fromisoformat(start) if start else last - timedelta(days=days - 1)
+    except ValueError as exc:
+        raise ConfigError(f"news: start/end must be ISO dates (YYYY-MM-DD): {exc}") from None
+    return first, last
+
+
+@flow(name="news")
+def news_flow(out: str, api: str | None = WIKIPEDIA_API, dump: str | None = None, archive_dir: str | None = None,
+              outlets: str | None = None, start: str | None = None, end: str | None = None, days: int = 1,
+              generator: str = "template", seed: int = 0, archive: str = "none", archive_base: str | None = None,
+              user_agent: str | None = None, llm_secret_block: str | None = None) -> dict[str, Any]:
+    """Questions about the news events of Wikipedia's Current Events Portal, as LiveNewsBench makes them.
+
+    The day pages `start`..`end` (ISO dates; by default the `days` days before today, UTC) come from `api` (a wiki's
+    api.php, with `user_agent` or TIMELYQA_WIKIPEDIA_API_USER_AGENT naming who asks) or `dump` (a MediaWiki XML
+    export). `archive_dir` instead names a bundled archive (`portal.xml`, `outlets.yaml` and `outlets/<host>/`,
+    the demo's is data/demo/news), its outlets served on their loopback hosts for the run and its whole span read.
+    Cited links are fetched only on the outlets of `outlets` (a YAML allow-list; default the paper's Figure 4),
+    with the crawl's User-Agent (TIMELYQA_CRAWL_USER_AGENT); `archive` (wayback, archive_today) fetches archived
+    copies instead, from `archive_base` when given. `generator` is `template` (offline) or `llm` (LiveNewsBench's
+    prompts: TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_* checks; the writer's key may come from the Prefect Secret
+    block `llm_secret_block`). Writes events, articles, questions, rejects and a manifest into `out`.
+    """
+    out_dir = Path(out)
+    tuned = None
+    with ExitStack() as stack:
+        if archive_dir is not None:
+            folder = Path(archive_dir)
+            source: Any = folder / "portal.xml"
+            allow = Path(outlets) if outlets else folder / "outlets.yaml"
+            first, last = pipeline.archive_days(source)
+            for host in sorted(p for p in (folder / "outlets").iterdir() if p.is_dir()):
+                stack.enter_context(LocalSite(host, port=ARCHIVE_PORT, host=host.name))
+            tuned = pipeline.LOCAL_PACE
+        else:
+            source = source_of(dump, None if dump else api, user_agent)
+            allow = Path(outlets) if outlets else Outlets.default().source
+            first, last = window(start, end, days)
+        settings = pipeline.Settings.of(start=first, end=last, generator=generator, seed=seed, archive=archive)
+        if settings.generator == "llm":
+            check_models(out_dir, llm_secret_block)
+        check_inputs(allow, out_dir)
+        read_events(source, settings, out_dir)
+        plan_links(out_dir, allow)
+        crawl = crawl_articles(out_dir, allow, settings, archive_base, tuned)
+    take_articles(out_dir, crawl)
+    if settings.generator == "llm":
+        written = llm_write(out_dir, llm_secret_block)
+        checked = llm_check(written, out_dir, llm_secret_block)
+        manifest = llm_finish(checked, out_dir, settings)
+    else:
+        manifest = write_questions(out_dir, settings)
+    publish_funnel(manifest, out=out)
+    return manifest.model_dump(mode="json")
