@@ -338,7 +338,8 @@ def files() -> dict[str, str]:
     return out
 
 
-def main(folder: Path = OUT) -> None:
+def main(parent: Path = OUT.parent) -> None:
+    folder = parent / OUT.name
     wanted = files()
     if folder.exists():
         for path in sorted(folder.rglob("*"), reverse=True):
@@ -354,4 +355,4 @@ def main(folder: Path = OUT) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT.parent)  # another folder, to compare with the committed one
