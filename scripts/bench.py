@@ -11,6 +11,9 @@
 3. Crawl (scripts/bench_crawl.py, figures under "crawl"): the site-tree crawl of a 2,000-page local static site
    against parsing the same pages alone in one process, and pages rendered through Chromium. Target: crawl
    pages/s >= 0.8x parse-alone pages/s; both must give every page the same clickables and content.
+4. Extraction (scripts/bench_extract.py, figures under "extract"): the news source's article extraction against
+   plain trafilatura on the 181 pages of ../shared/extraction-benchmark/, each scored by its metric. Target:
+   pipeline seconds <= 3x trafilatura's.
 
 Timings are wall-clock seconds, best of `--repeat` runs (other work on the machine only ever adds
 time); CPU seconds are printed beside them. Exit 1 when a target is missed, after writing the file.
@@ -200,6 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat, --triples, --questions and --crawl-pages must be positive, --render-pages not negative")
 
     import bench_crawl  # after the worker dispatch: the workers must not pay for these imports
+    import bench_extract
     import bench_verify
     from timelyqa.wikidata.pipeline import Settings
 
@@ -220,12 +224,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Crawl of a {args.crawl_pages:,}-page static site on 127.0.0.1", flush=True)
     crawled = bench_crawl.measure(args.cache / "crawl-work", pages=args.crawl_pages, render_pages=args.render_pages,
                                   repeat=args.repeat, seed=args.seed)
+    print("Article extraction on the extraction benchmark's pages", flush=True)
+    extracted = bench_extract.measure(repeat=args.repeat)
     figures |= {"verify_graph_triples": graph_triples, "verify_batch_size": batch_size,
                 "verify_concurrency": concurrency,
                 "bench_seconds": round(time.perf_counter() - started, 1)}
-    missed = report(figures) + bench_crawl.report(crawled)
+    missed = report(figures) + bench_crawl.report(crawled) + bench_extract.report(extracted)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**figures, "crawl": crawled}, indent=2, sort_keys=True) + "\n")
+    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted}, indent=2, sort_keys=True) + "\n")
     print(f"\nFigures written to {args.out}")
     if missed:
         print("Targets missed: " + "; ".join(missed))
