@@ -169,6 +169,18 @@ def served(url: str) -> bytes:
     return (target / "index.html" if url.endswith("/") else target).read_bytes()
 
 
+def test_the_archive_is_what_its_script_writes(tmp_path: Path) -> None:
+    subprocess.run([sys.executable, str(WORLD / "make_world.py"), str(tmp_path)], check=True, timeout=60)
+
+    def tree(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*")
+                if p.is_file() and p.suffix != ".py" and "__pycache__" not in p.parts}
+
+    written, on_disk = tree(tmp_path), tree(WORLD)
+    assert set(on_disk) == set(written), "run tests/fixtures/news/world/make_world.py after editing the world"
+    assert [name for name in written if written[name] != on_disk[name]] == [], "files differ from the script's"
+
+
 def test_every_event_is_read_as_the_day_pages_state_it(world: dict[str, Any]) -> None:
     events = frame(world["out"], "events")
     got = [(r["date"], r["category"], r["topic"], r["summary"], list(zip(r["urls"], r["outlets"], strict=True)))

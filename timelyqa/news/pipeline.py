@@ -250,6 +250,8 @@ def _rows_out(rows: list[dict[str, Any]], target: Path) -> Path:
 
 def archive_days(export: Path) -> tuple[date, date]:
     """The first and last day of the portal's day pages in an export (a bundled archive runs over all of them)."""
+    if not Path(export).is_file():
+        raise ConfigError(f"{export}: no such file (an archive's portal export of day pages)")
     days = []
     with open_compressed(Path(export)) as stream:
         for _, node in ElementTree.iterparse(stream):
