@@ -133,7 +133,7 @@ def news_flow(out: str, api: str | None = WIKIPEDIA_API, dump: str | None = None
             source: Any = folder / "portal.xml"
             allow = Path(outlets) if outlets else folder / "outlets.yaml"
             first, last = pipeline.archive_days(source)
-            for host in sorted(p for p in (folder / "outlets").iterdir() if p.is_dir()):
+            for host in pipeline.archive_hosts(folder / "outlets.yaml"):
                 stack.enter_context(LocalSite(host, port=ARCHIVE_PORT, host=host.name))
             tuned = pipeline.LOCAL_PACE
         else:

@@ -22,7 +22,8 @@ from timelyqa.record import QARecord, polars_schema
 if TYPE_CHECKING:
     from timelyqa.manifest import Manifest
 
-BUILTIN = ("timelyqa.wikidata.source", "timelyqa.wikipedia.source", "timelyqa.site_tree.source")
+BUILTIN = ("timelyqa.wikidata.source", "timelyqa.wikipedia.source", "timelyqa.site_tree.source",
+           "timelyqa.news.source")
 """The modules whose `SOURCE` is registered on first use, in the order sources run in the demo."""
 QUESTIONS = "questions"
 """The funnel's last line in every source: the rows written to questions.parquet."""

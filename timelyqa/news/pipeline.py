@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from contextlib import ExitStack
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
 from datetime import UTC, date, datetime
 from xml.etree import ElementTree
 from pathlib import Path
@@ -249,6 +250,8 @@ def _rows_out(rows: list[dict[str, Any]], target: Path) -> Path:
 
 def archive_days(export: Path) -> tuple[date, date]:
     """The first and last day of the portal's day pages in an export (a bundled archive runs over all of them)."""
+    if not Path(export).is_file():
+        raise ConfigError(f"{export}: no such file (an archive's portal export of day pages)")
     days = []
     with open_compressed(Path(export)) as stream:
         for _, node in ElementTree.iterparse(stream):
@@ -260,19 +263,37 @@ def archive_days(export: Path) -> tuple[date, date]:
     return min(days), max(days)
 
 
-def run_archive(export: Path, outlets: Path, out: Path, *, generator: str = "template") -> Manifest:
+def run_archive(export: Path, outlets: Path, out: Path, *, generator: str = "template",
+                writer: NewsLLMWriter | None = None, serve: Serve | None = None) -> Manifest:
     """A bundled archive (the demo's, the tests'): the portal's day pages from `export`, and beside the allow-list
     `outlets`, a folder `outlets/<host>/` of each outlet's pages, served on its loopback host at `ARCHIVE_PORT` for
-    the run."""
-    from timelyqa.localsite import LocalSite  # noqa: PLC0415
-
+    the run. `serve(folder, host, port)` gives what serves one outlet's folder (LocalSite; a test passes a server
+    that records what it was asked); `writer` is an LLM writer, as for `run`."""
     first, last = archive_days(export)
     settings = Settings(start=first, end=last, generator=generator)  # type: ignore[arg-type]
-    hosts = sorted(p for p in (Path(outlets).parent / "outlets").iterdir() if p.is_dir())
     with ExitStack() as stack:
-        for folder in hosts:
-            stack.enter_context(LocalSite(folder, port=ARCHIVE_PORT, host=folder.name))
-        return run(Path(export), Path(outlets), settings, out, tuned=LOCAL_PACE)
+        for folder in archive_hosts(outlets):
+            stack.enter_context((serve or _local_site)(folder, folder.name, ARCHIVE_PORT))
+        return run(Path(export), Path(outlets), settings, out, writer=writer, tuned=LOCAL_PACE)
+
+
+Serve = Callable[[Path, str, int], AbstractContextManager[Any]]
+"""What serves an archive's outlet: its folder, its loopback host, the port."""
+
+
+def archive_hosts(outlets: Path) -> list[Path]:
+    """The folders `outlets/<host>/` beside an archive's allow-list, one an outlet's host; ConfigError without any."""
+    root = Path(outlets).parent / "outlets"
+    hosts = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    if not hosts:
+        raise ConfigError(f"{root}: no outlet folders (outlets/<host>/) beside {Path(outlets).name}")
+    return hosts
+
+
+def _local_site(folder: Path, host: str, port: int) -> AbstractContextManager[Any]:
+    from timelyqa.localsite import LocalSite  # noqa: PLC0415
+
+    return LocalSite(folder, port=port, host=host)
 
 
 LOCAL_PACE = {"AUTOTHROTTLE_START_DELAY": 0.0, "DOWNLOAD_DELAY": 0.0}
