@@ -142,13 +142,36 @@ def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subpr
 
 def test_the_demo_inputs_are_what_their_scripts_write(tmp_path: Path) -> None:
     """data/demo is made by scripts; a hand edit to a file, or a script changed without running it, shows here."""
-    for script in ("make_demo_dumps.py", "make_demo_wiki.py", "make_demo_site.py"):
+    for script in ("make_demo_dumps.py", "make_demo_wiki.py", "make_demo_site.py", "make_demo_news.py"):
         subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(tmp_path)], check=True,
                        capture_output=True, timeout=120)
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert made == sorted(str(p.relative_to(DEMO)) for p in DEMO.rglob("*") if p.is_file())
     for name in made:
         assert (tmp_path / name).read_bytes() == (DEMO / name).read_bytes(), name
+
+
+def test_demo_runs_the_news_source_into_the_release(demo: tuple[Path, subprocess.CompletedProcess[str]],
+                                                    tmp_path: Path) -> None:
+    """The bundled archive's nine portal days in both wikitext forms, its outlets crawled on their own hosts: one
+    question an event, each answered in the article its evidence names, split by event date; bodies not shipped."""
+    release, proc = demo
+    assert f"load_dataset('{release}', 'news', split='test')" in proc.stdout
+    news = datasets.load_dataset(str(release), "news", cache_dir=str(tmp_path / "cache"))
+    rows = [row for split in news.values() for row in split]
+    assert set(news) == {"train", "validation", "test"} and len(rows) == 9
+    assert "text" not in news["test"].column_names  # the articles belong to their outlets
+    articles = {row["url"]: row for row in pl.read_parquet(release.parent / "news" / "articles.parquet").to_dicts()}
+    for row in rows:
+        article = articles[row["article_url"]]
+        assert row["evidence"][0]["sha256"] == article["sha256"] and row["outlet"] == article["outlet"]
+        assert row["answer"].rstrip("%").split()[0] in article["text"]
+        split = {"2026-10": "test", "2026-11": "test", "2026-09": "validation"}.get(str(row["event_date"])[:7], "train")
+        assert split in news and row in list(news[split])
+    assert any(row["outlet"] == "Port Alder Times" and row["event_date"].isoformat() == "2026-09-09" for row in rows)
+    rejects = json.loads((release.parent / "news" / "manifest.json").read_text())["rejects"]
+    assert {k: rejects[k] for k in ("outlet_not_allowed", "dead_link", "not_article", "outside_window")} == {
+        "outlet_not_allowed": 1, "dead_link": 1, "not_article": 1, "outside_window": 1}
 
 
 def test_export_commands_write_rows_the_rewards_accept(demo: tuple[Path, subprocess.CompletedProcess[str]],
