@@ -10,7 +10,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
-from timelyqa.split import RELEASE_SPLITS
+from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
 @task
@@ -25,6 +25,8 @@ def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for config in configs:
         for split in RELEASE_SPLITS:
+            if split in EXTRA_SPLITS and split not in counts[config]:
+                continue  # a named extra split is listed only where the config has it
             levels = counts[config].get(split, {})
             rows.append({"config": config, "split": split, "rows": sum(levels.values()),
                          "levels": ", ".join(f"{level}={n}" for level, n in sorted(levels.items()))})

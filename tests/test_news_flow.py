@@ -43,6 +43,11 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
         with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
             with prefect_test_harness(server_startup_timeout=120):
+                # Prefect's events worker is one per process: one started for another module's server (test_flows)
+                # would keep sending this module's task runs there. Drained, the next event starts one for this one.
+                from prefect.events.worker import EventsWorker  # noqa: PLC0415
+
+                EventsWorker.drain_all()
                 yield
 
 

@@ -155,7 +155,7 @@ def test_a_reason_or_funnel_line_the_source_does_not_declare_is_refused(toy: Sou
 def test_an_unknown_source_is_a_config_error_naming_the_known_ones() -> None:
     from timelyqa.sources import get
 
-    with pytest.raises(ConfigError, match="source 'myspace' is not registered .known: site_tree, wikidata, wikipedia"):
+    with pytest.raises(ConfigError, match="source 'myspace' is not registered .known: news, site_tree, wikidata, wikipedia"):
         get("myspace")
 
 
