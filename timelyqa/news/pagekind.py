@@ -55,8 +55,8 @@ def one_story(tree: HtmlElement | None, text: str) -> str:
     if sum(1 for h in held if h) < 2:
         return text
     story = cards[max(range(len(cards)), key=held.__getitem__)]
-    others = [card for card, h in zip(cards, held) if h and card is not story]
-    return "\n".join(line for line, k in zip(lines, keys)
+    others = [card for card, h in zip(cards, held, strict=True) if h and card is not story]
+    return "\n".join(line for line, k in zip(lines, keys, strict=True)
                      if letters(k) < RUNNING_LINE or k in story or not any(k in card for card in others))
 
 
