@@ -53,7 +53,7 @@ test: setup-test model browser
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
-# the installed command, whole pipelines through Oxigraph), in about 75 s; needs neither llama.cpp nor the model.
+# the installed command, whole pipelines through Oxigraph), in under a minute; needs neither llama.cpp nor the model.
 # Both cores (pytest-xdist): the fast tests wait on servers and sleeps as much as they compute.
 check: setup
 	$(VENV)/bin/pytest -m "not slow" -q -n 2

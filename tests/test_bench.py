@@ -62,6 +62,7 @@ def test_batched_and_single_verification_agree_on_every_question(bench: tuple[di
     assert "same outcome both ways" in stdout and "delta / scan" in stdout
 
 
+@pytest.mark.slow
 def test_bench_times_the_news_extraction_beside_trafilatura_on_the_benchmark(bench: tuple[dict, str, Path]) -> None:
     figures, stdout, _ = bench
     extract = figures["extract"]

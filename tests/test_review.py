@@ -272,6 +272,7 @@ def timelyqa(*args: str | Path) -> subprocess.CompletedProcess[str]:
                           timeout=300, env=env)
 
 
+@pytest.mark.slow  # the installed command, in subprocesses, as the other CLI tests
 def test_the_review_commands_round_trip(release: Path, articles: Path, tmp_path: Path) -> None:
     out = tmp_path / "review.jsonl"
     exported = timelyqa("review", "export", release, "--config", "toy", "--out", out, "--articles", articles)

@@ -23,6 +23,8 @@ from timelyqa.record import RECORD_SCHEMA, QARecord
 from timelyqa.sources import ROOT, SourceSpec, register, sources, unregister
 
 REGISTERED = sorted(sources())
+CRAWLED = {"news", "site_tree"}
+"""Sources whose fixture run is a crawl in a Scrapy process (Chromium included): end to end, so marked slow."""
 CRON = re.compile(r"^(\S+\s){4}\S+$")
 
 
@@ -82,7 +84,7 @@ def test_every_reject_reason_is_snake_case_unique_and_explained_in_the_card() ->
             assert f"| `{reason}` | 1 | {reason.explanation} |" in card
 
 
-@pytest.mark.parametrize("name", REGISTERED)
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in CRAWLED else n for n in REGISTERED])
 def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tmp_path: Path) -> None:
     spec = sources()[name]
     manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / name, None)
