@@ -40,10 +40,12 @@ FETCH_SCHEMA = pl.Schema({
     "fetched_at": pl.Datetime("us", "UTC"), "sha256": pl.String(), "rendered": pl.Boolean(),
     "render_reason": pl.String(), "failure": pl.String(), "detail": pl.String(),
 })
-"""One row a request key: `final_url` is where the page was served (after redirects), or the URL at which it failed
-(a redirect's target that was refused, never asked); `status` is null when no answer came, `sha256` (of the page as stored) null on failure,
-`failure` a timelyqa.official.reasons.Failure value (site_down, page_missing, robots_disallowed, host_not_allowed,
-not_html) or null, `detail` one line saying what happened (`http_503`, `connection_refused`, ...)."""
+"""One row a request key (keys naming the same page share its row): `final_url` is where the page was served (after
+redirects), or the URL at which it failed (a redirect's target that was refused, never asked); `status` is null when
+no answer came; `fetched_at` is when the answer (or the failure) came; `sha256` (of the page as stored) is null on
+failure; `render_reason` says why the page was or was not rendered (spiders/render.py's words); `failure` is a
+timelyqa.official.reasons.Failure value (site_down, page_missing, robots_disallowed, host_not_allowed, not_html) or
+null, and `detail` one line saying what happened (`http_503`, `connection_refused`, ...)."""
 
 _FNAME, _FCOMMENT = 0x08, 0x10
 
