@@ -36,7 +36,8 @@ def parse_at(text: str) -> datetime:
 
 @cache
 def _zones() -> frozenset[str]:
-    return frozenset(available_timezones())
+    # 'localtime' names the machine's own zone on some systems: exactly the clock a recipe must never use
+    return frozenset(available_timezones()) - {"localtime", "posixrules", "Factory"}
 
 
 def zone(name: str) -> ZoneInfo:
