@@ -103,6 +103,8 @@ def test_render_writes_dates_iso_or_formatted_and_returns_them_as_evidence() -> 
                         variables={"site": "http://127.0.0.5:8080"}, day=date(2026, 11, 10))
     assert url == "http://127.0.0.5:8080/x?d=2026-11-15&e=16/11/2026&f=2026-11-10"
     assert dates == {"today-1": "2026-11-15", "today": "2026-11-16", "day": "2026-11-10"}
+    url, dates = render("{site}/g?d={day:%d/%m/%Y}", today=MONDAY, variables={"site": "s"}, day=date(2026, 1, 2))
+    assert (url, dates) == ("s/g?d=02/01/2026", {"day": "2026-01-02"})
     url, dates = render("{site}/r/{workday:%Y%m%d}", today=SUNDAY, variables={"site": "s"})
     assert (url, dates) == ("s/r/20261113", {"workday": "2026-11-13"})
     url, dates = render("{site}/latest", today=SUNDAY, variables={"site": "https://a.example"})
