@@ -105,10 +105,12 @@ def _per_source(df: pl.DataFrame, column: str) -> dict[str, int]:
     return {str(k): int(n) for k, n in sorted(df.group_by(column).len().iter_rows())}
 
 
-def changelog_entry(version: str, created: str, previous: str | None, diff: dict[str, Any] | None) -> str:
+def changelog_entry(version: str, created: str, previous: str | None, diff: dict[str, Any] | None,
+                    notes: Collection[str] = ()) -> str:
+    """The release's entry; `notes` are lines its sources asked for (a recipe broken, say), listed last."""
     lines = [f"## {version} ({created[:10]})", ""]
     if previous is None or diff is None:
-        return "\n".join(lines + ["First release.", "", ""])
+        return "\n".join(lines + ["First release.", *(f"- {note}" for note in notes), "", ""])
     def total(part: str) -> int:
         return sum(diff[part].values())
     lines.append(f"Since {previous}:")
@@ -133,6 +135,7 @@ def changelog_entry(version: str, created: str, previous: str | None, diff: dict
         old, new = rename.split(" -> ")
         lines.append(f"- generator `{old}` is now spelled `{new}` ({n} rows): a new name only; the questions, "
                      "answers and splits did not change")
+    lines.extend(f"- {note}" for note in notes)
     return "\n".join(lines + ["", ""])
 
 

@@ -199,9 +199,13 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
         df = assign_splits(df, group_key=key, newest=newest)
         if prior is not None and _refreshes(source):
             df = keep_in_train(df, prior[1].filter(pl.col("source") == source), group_key=key, refresh=refresh)
+        spec = registered().get(source)
+        if spec is not None and spec.released is not None:
+            df = spec.released(df)
         frames[source] = df.sort("id")
-    frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()) for df in frames.values()],
-                                       how="vertical").sort(["id", "source"])
+    # A live question (no fixed answer) needs its source's columns to be answered: it stays out of `default`.
+    frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()).filter(pl.col("answer") != "")
+                                        for df in frames.values()], how="vertical").sort(["id", "source"])
     decisions = read_decisions(prior_folder) if prior is not None else {}
     if out.resolve() != prior_folder.resolve():
         decisions = merge_decisions(decisions, read_decisions(out))
@@ -273,7 +277,9 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
     (out / "manifest.json").write_text(text, encoding="utf-8")
     manifest = json.loads(text)  # the card and the caller see exactly what the file says
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
-    write_changelog(out, changelog_entry(version, stamp, before, diff), version)
+    notes = [line for summary in sources.values() for run in summary.get("runs", [])
+             for line in run["manifest"].get("details", {}).get("changelog", [])]
+    write_changelog(out, changelog_entry(version, stamp, before, diff, notes), version)
     return manifest
 
 

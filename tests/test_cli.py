@@ -198,9 +198,9 @@ def test_export_commands_write_rows_the_rewards_accept(demo: tuple[Path, subproc
 
 def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.CompletedProcess[str]],
                                              tmp_path: Path) -> None:
-    proc = timelyqa("export", "verl", demo[0], "--out", tmp_path / "x", "--config", "official_site")
+    proc = timelyqa("export", "verl", demo[0], "--out", tmp_path / "x", "--config", "bulletin")
     assert proc.returncode == 2
-    assert "no config 'official_site'" in error_line(proc)
+    assert "no config 'bulletin'" in error_line(proc)
 
 
 # timelyqa wikipedia ----------------------------------------------------------------------------------------

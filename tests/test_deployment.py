@@ -29,8 +29,8 @@ def deployments() -> dict[str, dict[str, Any]]:
 
 def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     found = deployments()
-    assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "site-tree-monthly", "news-daily", "release-weekly",
-                          "publish-release"}
+    assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "site-tree-monthly", "news-daily", "official-daily",
+                          "release-weekly", "publish-release"}
     by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"}}  # what `--param` must add to a manual run
     for name, deployment in found.items():
         path, func = deployment["entrypoint"].split(":")
@@ -47,8 +47,10 @@ def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     assert (REPO / site_tree["site"] / "index.html").is_file()
     news = found["news-daily"]["parameters"]
     assert all((REPO / news["archive_dir"] / name).is_file() for name in ("portal.xml", "outlets.yaml"))
+    official = found["official-daily"]["parameters"]
+    assert (REPO / official["bundle"]).is_file()
     assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"], wikipedia["out"], site_tree["out"],
-                                                                news["out"]]
+                                                                news["out"], official["out"]]
 
 
 def ok(result: subprocess.CompletedProcess[str], what: str) -> str:

@@ -160,7 +160,7 @@ def test_exports_are_byte_identical_on_rerun(release: Path, tmp_path: Path) -> N
 
 @pytest.mark.parametrize(("config", "split", "message"), [
     ("news", "test", "config 'news' has no 'test' split (splits: train)"),
-    ("official_site", "train", "no config 'official_site' in this release (configs: default, news, wikidata)"),
+    ("bulletin", "train", "no config 'bulletin' in this release (configs: default, news, wikidata)"),
 ])
 def test_a_missing_split_or_config_is_refused_naming_the_folder(release: Path, tmp_path: Path, config: str,
                                                                 split: str, message: str) -> None:

@@ -57,15 +57,15 @@ def wikidata_rows() -> list[WikidataRecord]:
 
 def news_rows() -> list[QARecord]:
     # Only old news: the news config has a train split and nothing else.
-    return [QARecord(id=record_id("official_site", str(n)), question=f"Who won match {n}?", answer=f"team {n}",
-                     source="official_site", level="easy", event_date=date(2026, 1, 10 + n), as_of=AS_OF,
-                     verification=CHECK, generator="official_site_llm_v1") for n in range(3)]
+    return [QARecord(id=record_id("bulletin", str(n)), question=f"Who won match {n}?", answer=f"team {n}",
+                     source="bulletin", level="easy", event_date=date(2026, 1, 10 + n), as_of=AS_OF,
+                     verification=CHECK, generator="bulletin_llm_v1") for n in range(3)]
 
 
 @pytest.fixture
 def sources(tmp_path: Path) -> list[Path]:
     return [write_source(tmp_path / "wikidata", to_frame(wikidata_rows(), WikidataRecord), "wikidata"),
-            write_source(tmp_path / "official_site", to_frame(news_rows(), QARecord), "official_site")]
+            write_source(tmp_path / "bulletin", to_frame(news_rows(), QARecord), "bulletin")]
 
 
 @pytest.fixture
@@ -111,7 +111,7 @@ def test_default_config_holds_every_source_with_the_common_columns(
     everything = load(str(release))  # no config name: the card marks `default` as the default
     assert set(everything) == {"train", "validation", "test"}
     want = pl.concat([expected_rows(wikidata_rows(), WikidataRecord, "wikidata").select(RECORD_SCHEMA.names()),
-                      expected_rows(news_rows(), QARecord, "official_site")]).sort("id")
+                      expected_rows(news_rows(), QARecord, "bulletin")]).sort("id")
     for split, ds in everything.items():
         got = ds.to_polars()
         assert got.columns == RECORD_SCHEMA.names()
@@ -123,13 +123,13 @@ def test_a_split_without_rows_is_left_out_and_the_card_says_so(
         sources: list[Path], tmp_path: Path, load: Callable[..., Any]) -> None:
     release = tmp_path / "release"
     manifest = build_release(sources, release, created=CREATED)
-    news = load(str(release), "official_site")
+    news = load(str(release), "bulletin")
     assert set(news) == {"train"} and news["train"]["id"] == sorted(r.id for r in news_rows())
     with pytest.raises(ValueError, match='Unknown split "test"'):
-        load(str(release), "official_site", split="test")
-    assert sorted(p.name for p in (release / "official_site").iterdir()) == ["train-00000-of-00001.parquet"]
-    assert manifest["counts"]["official_site"] == {"train": {"easy": 3}, "validation": {}, "test": {}}
-    assert "`official_site` has no validation rows; `official_site` has no test rows" in (release / "README.md").read_text()
+        load(str(release), "bulletin", split="test")
+    assert sorted(p.name for p in (release / "bulletin").iterdir()) == ["train-00000-of-00001.parquet"]
+    assert manifest["counts"]["bulletin"] == {"train": {"easy": 3}, "validation": {}, "test": {}}
+    assert "`bulletin` has no validation rows; `bulletin` has no test rows" in (release / "README.md").read_text()
 
 
 def test_rebuilds_are_byte_identical_whatever_the_folder_order(sources: list[Path], tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_card_declares_configs_and_tells_users_what_they_need(sources: list[Path
     assert configs["default"]["default"] is True and "default" not in configs["wikidata"]
     assert configs["wikidata"]["data_files"] == [
         {"split": s, "path": f"wikidata/{s}-00000-of-00001.parquet"} for s in ("train", "validation", "test")]
-    assert configs["official_site"]["data_files"] == [{"split": "train", "path": "official_site/train-00000-of-00001.parquet"}]
+    assert configs["bulletin"]["data_files"] == [{"split": "train", "path": "bulletin/train-00000-of-00001.parquet"}]
     for needle in (CANARY, "| `wikidata` | L1 | 2 | 1 | 3 | 6 |", "| `answer_not_unique` | 3 |", "2026-04-01",
                    "`wikidata_l1_v1`", 'datasets.load_dataset("timelyqa/timelyqa", "wikidata", split="test")',
                    'row["event_date"] > cutoff', "CC0-1.0"):
@@ -207,7 +207,7 @@ def test_rebuilding_in_place_removes_the_old_data_files_only(sources: list[Path]
     build_release(sources, release, created=CREATED)
     (release / "notes.txt").write_text("kept\n")
     build_release(sources[:1], release, created=CREATED)
-    assert not list((release / "official_site").glob("*.parquet"))
+    assert not list((release / "bulletin").glob("*.parquet"))
     assert (release / "notes.txt").read_text() == "kept\n"
     data = {name: digest for name, digest in file_hashes(release).items() if name.endswith(".parquet")}
     fresh = file_hashes(build_once(sources[:1], tmp_path / "fresh"))
@@ -325,7 +325,7 @@ def test_the_previous_release_can_come_from_another_folder(sources: list[Path], 
                              previous=tmp_path / "v1")
     assert manifest["version"] == "v2026.06.09"
     assert manifest["previous_version"] == "v2026.06.02"
-    assert manifest["changes"]["added"] == {"official_site": 3}
+    assert manifest["changes"]["added"] == {"bulletin": 3}
 
 
 def test_card_states_features_and_sizes_that_match_the_files(sources: list[Path], tmp_path: Path,
@@ -335,7 +335,7 @@ def test_card_states_features_and_sizes_that_match_the_files(sources: list[Path]
     card = (release / "README.md").read_text()
     front = yaml.safe_load(card.split("---\n")[1])
     infos = {info["config_name"]: info for info in front["dataset_info"]}
-    assert set(infos) == {"default", "wikidata", "official_site"}
+    assert set(infos) == {"default", "wikidata", "bulletin"}
     for config, info in infos.items():
         loaded = load(str(release), config)
         assert {s["name"]: s["num_examples"] for s in info["splits"]} == {k: v.num_rows for k, v in loaded.items()}

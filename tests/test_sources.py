@@ -23,7 +23,7 @@ from timelyqa.record import RECORD_SCHEMA, QARecord
 from timelyqa.sources import ROOT, SourceSpec, register, sources, unregister
 
 REGISTERED = sorted(sources())
-CRAWLED = {"news", "site_tree"}
+CRAWLED = {"news", "site_tree", "official_site"}
 """Sources whose fixture run is a crawl in a Scrapy process (Chromium included): end to end, so marked slow."""
 CRON = re.compile(r"^(\S+\s){4}\S+$")
 
@@ -157,7 +157,7 @@ def test_a_reason_or_funnel_line_the_source_does_not_declare_is_refused(toy: Sou
 def test_an_unknown_source_is_a_config_error_naming_the_known_ones() -> None:
     from timelyqa.sources import get
 
-    with pytest.raises(ConfigError, match="source 'myspace' is not registered .known: news, site_tree, wikidata, wikipedia"):
+    with pytest.raises(ConfigError, match="source 'myspace' is not registered .known: news, official_site, site_tree, wikidata, wikipedia"):
         get("myspace")
 
 

@@ -101,10 +101,10 @@ def test_rows_without_an_anchor_are_each_their_own_group() -> None:
 
 
 def test_other_sources_split_row_by_row() -> None:
-    rows = [QARecord(id=record_id("official_site", str(n)), question=f"q{n}", answer="a", source="official_site",
-                     level="L1", event_date=day, as_of=AS_OF, verification=CHECK, generator="official_site_llm_v1")
+    rows = [QARecord(id=record_id("bulletin", str(n)), question=f"q{n}", answer="a", source="bulletin",
+                     level="L1", event_date=day, as_of=AS_OF, verification=CHECK, generator="bulletin_llm_v1")
             for n, day in enumerate([date(2026, 5, 9), date(2026, 3, 9), date(2026, 1, 9)])]
-    out = assign_splits(to_frame(rows, QARecord), group_key=group_key_for("official_site"))
+    out = assign_splits(to_frame(rows, QARecord), group_key=group_key_for("bulletin"))
     assert out.get_column("split").to_list() == ["test", "validation", "train"]
 
 

@@ -448,5 +448,14 @@ def _print_funnel(manifest: Manifest) -> None:
         console.print(rejects)
 
 
+def _register_live() -> None:
+    from timelyqa.livecli import live_app, official  # noqa: PLC0415 - a module of its own, added here
+
+    app.add_typer(live_app, name="live")
+    app.command("official")(official)
+
+
+_register_live()
+
 if __name__ == "__main__":
     app()

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from timelyqa.manifest import Manifest
 
 BUILTIN = ("timelyqa.wikidata.source", "timelyqa.wikipedia.source", "timelyqa.site_tree.source",
-           "timelyqa.news.source")
+           "timelyqa.news.source", "timelyqa.official.source")
 """The modules whose `SOURCE` is registered on first use, in the order sources run in the demo."""
 QUESTIONS = "questions"
 """The funnel's last line in every source: the rows written to questions.parquet."""
@@ -90,6 +90,10 @@ class SourceSpec:
     is later than the previous release's, the rows the previous release had in validation or test move to train,
     and rows once in train stay there (timelyqa.split.keep_in_train). Off, the temporal rule alone decides, and a
     row moves with the window (test, then validation, then train)."""
+    released: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+    """The rows the source's config releases once every row has its split, when that is not all of them (official
+    sites: test holds the live questions with their recipes, train and validation the resolved snapshots). A row with
+    no fixed answer (`answer` empty) is released in its source's config only, beside what answers it."""
 
     def demo(self, out: Path, progress: Progress | None = None) -> Manifest:
         return self.run([ROOT / path for path in self.demo_inputs], out, progress)

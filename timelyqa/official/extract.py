@@ -179,13 +179,21 @@ def evaluate(recipe: Recipe, pages: Sequence[str]) -> Value | Fail:
     match, every match must be of its type, and the combined value must lie in `valid`."""
     if not pages:
         return Fail(Failure.EXTRACTED_NOTHING, "no page was given to read")
-    extract, values = recipe.extract, []
+    extract, found = recipe.extract, []
     for k, html in enumerate(pages, start=1):
-        found = matches(html, extract)
-        if not found:
+        found.append(matches(html, extract))
+        if not found[-1]:
             regex = f" with regex {extract.regex!r}" if extract.regex is not None else ""
             return Fail(Failure.EXTRACTED_NOTHING, f"{extract.selector}{regex} matched nothing on page {k}")
-        for raw in found:
+    return finish(recipe, found)
+
+
+def finish(recipe: Recipe, found: Sequence[Sequence[str]]) -> Value | Fail:
+    """The answer from the raw strings read on each page (or printed by a trusted workflow): each typed, then
+    combined, rounded and checked against `valid`."""
+    extract, values = recipe.extract, []
+    for k, raws in enumerate(found, start=1):
+        for raw in raws:
             try:
                 values.append(typed(raw, extract.type))
             except ValueError as exc:

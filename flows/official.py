@@ -1,0 +1,98 @@
+"""The official-site flows: resolve recipes at a clock, and the daily check that keeps them healthy and builds the
+source's rows for the release.
+
+`official_flow` (deployment `official-daily`) checks every recipe at the run's clock (one crawl), adds the answers
+to the state folder's history, classifies failures (a recipe failing N days in a row is broken), and builds the
+source's rows; by default on the bundled demo world, served for the run and checked at its fixed clocks.
+`official_resolve_flow` answers recipes at one clock into answers.parquet, as `timelyqa live resolve` does.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from prefect import flow, task
+from prefect.artifacts import create_table_artifact
+from prefect.cache_policies import NONE
+
+from flows.common import publish_funnel
+from timelyqa.localsite import LocalSite
+from timelyqa.manifest import Manifest
+from timelyqa.official import health, pipeline
+from timelyqa.official.bundle import Bundle
+from timelyqa.official.catalog import load
+from timelyqa.official.clock import parse_at
+from timelyqa.official.resolve import resolve, write_answers
+
+
+@task(cache_policy=NONE)
+def check_recipes(recipes: Path) -> int:
+    """Fail the run before any work when the recipes path holds nothing readable; count what loads."""
+    return len(load(recipes).recipes)
+
+
+@task(timeout_seconds=2 * 3600, tags=["crawl"], cache_policy=NONE)
+def check_health(recipes: Path, clocks: list[datetime], state: Path, variables: dict[str, str],
+                 broken_after: int) -> dict[str, Any]:
+    """Every recipe resolved at each clock (one crawl), the answers added to the history; the health table."""
+    answers = health.check(load(recipes).recipes, clocks, state, variables=variables)
+    status = health.statuses(health.history(state), broken_after=broken_after)
+    rows = [{"recipe": s.recipe, "days failing": s.days_failing, "since": str(s.failing_since or ""),
+             "reason": s.reason or "", "broken": s.broken} for s in status.values()]
+    create_table_artifact(rows, key="official-health",
+                          description=f"official_site: each recipe's health (broken after {broken_after} days)")
+    counts = answers.group_by("status", "reason").len().sort("status", "reason")
+    return {f"{s} {r or ''}".strip(): n for s, r, n in counts.iter_rows()}
+
+
+@task(cache_policy=NONE)
+def build_rows(recipes: Path, state: Path, out: Path, broken_after: int) -> Manifest:
+    catalog = load(recipes)
+    return pipeline.build(catalog.recipes, catalog.refused, state, out, broken_after=broken_after)
+
+
+@flow(name="official", flow_run_name="official {out}")
+def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("data/demo/official/bundle.yaml"),
+                  recipes: Path | None = None, state: Path | None = None, variables: dict[str, str] | None = None,
+                  broken_after: int = health.BROKEN_AFTER) -> Manifest:
+    """The daily check: `recipes` at the run's clock (state in `state`, default `out/state`), or, by default, the
+    bundled world served for the run and checked at its clocks."""
+    out = Path(out)
+    state = Path(state) if state else out / "state"
+    with ExitStack() as stack:
+        if recipes is None:
+            if bundle is None:
+                from timelyqa.errors import ConfigError  # noqa: PLC0415
+
+                raise ConfigError("give recipes (a folder of recipe files) or a bundle")
+            world = Bundle.load(Path(bundle))
+            root = Path(bundle).parent
+            stack.enter_context(LocalSite(root / world.site, port=world.port, host=world.host))
+            recipes, clocks, names = root / world.recipes, world.at(), {**world.vars, **(variables or {})}
+        else:
+            clocks, names = [datetime.now(UTC)], dict(variables or {})
+        check_recipes(Path(recipes))
+        check_health(Path(recipes), clocks, state, names, broken_after)
+        manifest = build_rows(Path(recipes), state, out, broken_after)
+    publish_funnel(manifest, out=str(out))
+    return manifest
+
+
+@flow(name="official-resolve", flow_run_name="resolve {recipes}")
+def official_resolve_flow(recipes: Path, out: Path, at: str | None = None,
+                          variables: dict[str, str] | None = None) -> Path:
+    """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`."""
+    clock = parse_at(at) if at else datetime.now(UTC)
+    catalog = load(Path(recipes))
+    answers = resolve(catalog.recipes, [clock], Path(out) / "work", store=health.store(Path(out) / "state"),
+                      variables=variables or {})
+    path = write_answers(answers, Path(out))
+    frame = pl.read_parquet(path)
+    create_table_artifact([{"recipe": r["id"], "status": r["status"], "answer": r["answer"] or "",
+                            "reason": r["reason"] or ""} for r in frame.iter_rows(named=True)],
+                          key="official-answers", description=f"official_site: answers at {clock.isoformat()}")
+    return path

@@ -1,0 +1,135 @@
+"""`timelyqa official` and `timelyqa live ...`: the official-site source and its live operation (RT-QA), as commands
+that run the same code as their Prefect flows (flows/official.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from timelyqa.errors import ConfigError
+
+live_app = typer.Typer(help="Real-time questions answered by recipes at evaluation time (RT-QA): resolve them, "
+                       "check their health, repair and draft them.", no_args_is_help=True)
+
+RecipesOption = Annotated[Path, typer.Option(help="a recipe file, a folder of them, or a release's official_site "
+                                             "parquet file (whose recipes never run code)")]
+VarsOption = Annotated[list[str] | None, typer.Option("--var", help="NAME=VALUE for a recipe's {NAME} (a mirror, a "
+                                                      "test site); repeat for several")]
+
+
+def variables(pairs: list[str] | None) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for pair in pairs or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"--var {pair!r}: not NAME=VALUE")
+        found[name.strip()] = value
+    return found
+
+
+def clock_of(text: str | None) -> datetime:
+    from timelyqa.official.clock import parse_at
+
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        return parse_at(text)
+    except ValueError as exc:
+        raise ConfigError(f"--at {text!r}: {exc}") from None
+
+
+@live_app.command("resolve")
+def resolve(
+    recipes: RecipesOption,
+    out: Annotated[Path, typer.Option(help="folder for answers.parquet (and the page copies read, in pages/)")],
+    at: Annotated[str | None, typer.Option(help="the evaluation clock, ISO with its offset "
+                                           "(2026-11-16T09:00:00+00:00); default now")] = None,
+    var: VarsOption = None,
+    allow_workflows: Annotated[bool, typer.Option(help="run the trusted Python workflows your own recipe files "
+                                                  "name (a subprocess with a time limit and no credentials)")] = False,
+    workflow_timeout: Annotated[float, typer.Option(min=1, help="seconds a workflow may run")] = 60.0,
+) -> None:
+    """Answer every recipe at the clock: `answers.parquet` gets each recipe's answer, or its failure and reason."""
+    import polars as pl
+
+    from timelyqa.cli import _one_line_errors, console
+    from timelyqa.official.catalog import load
+    from timelyqa.official.pages import PageStore
+    from timelyqa.official.resolve import resolve as resolve_all
+    from timelyqa.official.resolve import write_answers
+
+    with _one_line_errors():
+        moment, names = clock_of(at), variables(var)
+        catalog = load(recipes, allow_workflows=allow_workflows)
+        for dropped in catalog.refused:
+            console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
+        answers = resolve_all(catalog.recipes, [moment], out / "work", store=PageStore(out / "pages"),
+                              variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout)
+        path = write_answers(answers, out)
+    frame = pl.read_parquet(path)
+    table = Table(title=f"answers at {moment.isoformat()}")
+    for column in ("recipe", "status", "answer or reason"):
+        table.add_column(column)
+    for row in frame.iter_rows(named=True):
+        table.add_row(row["id"], row["status"], row["answer"] if row["status"] == "ok" else
+                      f"{row['reason']}: {row['detail']}")
+    console.print(table)
+    ok = frame.filter(pl.col("status") == "ok").height
+    typer.echo(f"{ok} of {frame.height} recipes answered in {path}")
+
+
+@live_app.command("health")
+def health_check(
+    recipes: RecipesOption,
+    state: Annotated[Path, typer.Option(help="the state folder: the history of checks and the page copies")],
+    at: Annotated[str | None, typer.Option(help="the clock to check at (default now)")] = None,
+    var: VarsOption = None,
+    broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
+    = 3,
+) -> None:
+    """Check every recipe now (or at --at), add the answers to the history, and show each recipe's health."""
+    from timelyqa.cli import _one_line_errors, console
+    from timelyqa.official import health
+    from timelyqa.official.catalog import load
+
+    with _one_line_errors():
+        moment, names = clock_of(at), variables(var)
+        catalog = load(recipes)
+        health.check(catalog.recipes, [moment], state, variables=names)
+        status = health.statuses(health.history(state), broken_after=broken_after)
+    table = Table(title=f"recipe health (broken after {broken_after} days failing)")
+    for column in ("recipe", "days failing", "since", "reason", "broken"):
+        table.add_column(column)
+    for s in status.values():
+        table.add_row(s.recipe, str(s.days_failing), str(s.failing_since or ""), s.reason or "", "yes" if s.broken
+                      else "")
+    console.print(table)
+    typer.echo(f"{sum(s.broken for s in status.values())} broken, {sum(s.days_failing > 0 for s in status.values())} "
+               f"failing, of {len(status)} recipes; history in {health.answers_dir(state)}")
+
+
+def official(
+    recipes: RecipesOption,
+    out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
+    state: Annotated[Path | None, typer.Option(help="the health state folder (default: OUT/state)")] = None,
+    at: Annotated[list[str] | None, typer.Option(help="check the recipes at this clock first (repeat for several); "
+                                                 "none: build from the history as it is")] = None,
+    var: VarsOption = None,
+    broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
+    = 3,
+) -> None:
+    """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live
+    questions with their recipes (test); a broken recipe leaves the test split until repaired."""
+    from timelyqa.cli import _one_line_errors, _print_funnel
+    from timelyqa.official import pipeline
+
+    with _one_line_errors():
+        clocks = [clock_of(a) for a in at or []]
+        manifest = pipeline.run(recipes, state or out / "state", out, clocks=clocks, variables=variables(var),
+                                broken_after=broken_after)
+    _print_funnel(manifest)
+    typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")

@@ -1,0 +1,86 @@
+"""Where recipes come from: the operator's recipe files (which alone may name trusted workflows), or a release's
+rows (the `recipe` column of an official_site parquet file), which never run code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from timelyqa.errors import ConfigError
+from timelyqa.official.reasons import RecipeReject
+from timelyqa.official.recipe import Recipe, RecipeError, load_recipes, parse_recipe, recipe_path
+from timelyqa.stages import Dropped
+
+
+@dataclass(frozen=True)
+class Catalog:
+    recipes: list[Recipe]
+    refused: list[Dropped] = field(default_factory=list)
+    workflows: dict[str, Path] = field(default_factory=dict)
+    """Recipe id -> its Python workflow, for the recipes whose code the operator allowed to run."""
+
+
+def load(path: Path, *, allow_workflows: bool = False) -> Catalog:
+    """The recipes of a file or folder of recipe files, or of a release's parquet file; ConfigError when there is
+    nothing there at all."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        return _from_release(path)
+    recipes, refused = load_recipes(path)
+    if not recipes and not refused:
+        raise ConfigError(f"{path}: holds no recipe files (*.yaml, *.yml)")
+    recipes, mismatched = _check_variants(recipes)
+    workflows: dict[str, Path] = {}
+    if allow_workflows:
+        for recipe in recipes:
+            where = recipe_path(recipe)
+            if recipe.workflow is not None and where is not None:
+                workflows[recipe.id] = where.parent / recipe.workflow
+    return Catalog(recipes, [*refused, *mismatched], workflows)
+
+
+def _check_variants(recipes: list[Recipe]) -> tuple[list[Recipe], list[Dropped]]:
+    """An L2/L3 recipe reuses its L1's pages and extraction (RT-QA 3.2: the verified L1 workflow is reused, so the
+    ground truth stays the same): one that reads otherwise is refused."""
+    by_id = {r.id: r for r in recipes}
+    kept: list[Recipe] = []
+    refused: list[Dropped] = []
+    for recipe in recipes:
+        base = by_id.get(recipe.base) if recipe.base else None
+        if base is not None:
+            for part in ("fetch", "extract", "each_day", "combine", "round", "valid", "timezone"):
+                if getattr(recipe, part) != getattr(base, part):
+                    refused.append(Dropped(
+                        item={"file": str(recipe_path(recipe)), "id": recipe.id}, reason=RecipeReject.RECIPE_INVALID,
+                        detail=f"{recipe_path(recipe)}: {part}: differs from its base {base.id!r}'s; an L2/L3 recipe "
+                               "reuses its L1's"))
+                    break
+            else:
+                kept.append(recipe)
+            continue
+        kept.append(recipe)
+    return kept, refused
+
+
+def _from_release(path: Path) -> Catalog:
+    try:
+        rows = pl.read_parquet(path, columns=["recipe_id", "recipe"]).unique("recipe_id", keep="first",
+                                                                            maintain_order=True)
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        raise ConfigError(f"{path}: not an official_site parquet file with a recipe column "
+                          f"({' '.join(str(exc).split())[:200]})") from None
+    recipes: list[Recipe] = []
+    refused: list[Dropped] = []
+    for index, (recipe_id, text) in enumerate(rows.iter_rows(), 1):
+        try:
+            recipe = parse_recipe(text or "", name=f"{path} row {index} ({recipe_id})")
+        except RecipeError as exc:
+            refused.append(Dropped(item={"file": str(path), "row": index}, reason=RecipeReject.RECIPE_INVALID,
+                                   detail=str(exc)))
+            continue
+        recipes.append(recipe)
+    if not recipes and not refused:
+        raise ConfigError(f"{path}: holds no recipes")
+    return Catalog(recipes, refused)

@@ -1,0 +1,195 @@
+"""Resolve recipes at evaluation clocks: plan each page's URL, fetch them all in one crawl, evaluate, and write
+`answers.parquet`, where every recipe gets an answer or a failure with its reason, never a guessed answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from timelyqa.files import write_parquet
+from timelyqa.official import clock
+from timelyqa.official.extract import Fail, Value, evaluate
+from timelyqa.official.pages import Fetched, PageStore, fetch
+from timelyqa.official.reasons import Failure, RecipeReject
+from timelyqa.official.recipe import Recipe
+
+ANSWERS = "answers.parquet"
+LIVE_TOLERANCE = timedelta(hours=1)
+"""How far from the moment of fetching an evaluation clock may be for a page that shows only the present (no date
+in its URL): further, and the page cannot show the clock's answer (`not_live_clock`)."""
+DATES = pl.List(pl.Struct({"name": pl.String(), "date": pl.Date()}))
+EVIDENCE = pl.List(pl.Struct({"url": pl.String(), "fetched_at": pl.Datetime("us", "UTC"), "sha256": pl.String(),
+                              "rendered": pl.Boolean()}))
+ANSWER_SCHEMA = pl.Schema({
+    "id": pl.String(), "status": pl.String(), "reason": pl.String(), "detail": pl.String(), "answer": pl.String(),
+    "value": pl.Float64(), "unit": pl.String(), "at": pl.Datetime("us", "UTC"), "timezone": pl.String(),
+    "dates": DATES, "evidence": EVIDENCE,
+})
+"""One row per recipe and clock: `status` ok (with `answer`, and `value` where numeric) or failed (with `reason` and
+`detail`); `dates` the clock's dates in the recipe's zone; `evidence` each page read (URL, fetch time, sha256 of the
+copy kept, rendered by Chromium or not)."""
+Fetcher = Callable[[list[tuple[str, str, str]], Path], dict[str, Fetched]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One recipe at one clock: the pages to read (in order), the dates they stand for, or why none can be read."""
+
+    recipe: Recipe
+    at: datetime
+    urls: tuple[str, ...] = ()
+    dates: tuple[tuple[str, date], ...] = ()
+    fail: tuple[str, str] | None = None
+
+
+@dataclass
+class Answer:
+    recipe: Recipe
+    at: datetime
+    dates: tuple[tuple[str, date], ...]
+    reason: str | None = None
+    detail: str | None = None
+    value: Value | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+    def row(self) -> dict[str, Any]:
+        ok = self.value is not None
+        return {"id": self.recipe.id, "status": "ok" if ok else "failed", "reason": self.reason,
+                "detail": self.detail, "answer": self.value.text if ok else None,
+                "value": self.value.number if ok else None, "unit": self.recipe.unit, "at": self.at,
+                "timezone": self.recipe.timezone, "dates": [{"name": n, "date": d} for n, d in self.dates],
+                "evidence": self.evidence}
+
+
+def plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], *, now: datetime) -> Plan:
+    """The URLs a recipe reads at clock `at` (its zone's dates, `{day}` for each day of `each_day`), or why none."""
+    today = clock.today_in(at, recipe.timezone)
+    names = {**recipe.vars, **variables}
+    template = recipe.fetch.url
+    dates: dict[tuple[str, date], None] = {("today", today): None}
+    urls: list[str] = []
+    try:
+        days = clock.each_days(recipe.each_day.start, recipe.each_day.end, today) if recipe.each_day else [None]
+        for day in days:
+            url, used = clock.render(template, today=today, variables=names, day=day)
+            urls.append(url)
+            dates.update(dict.fromkeys((name, date.fromisoformat(iso)) for name, iso in used.items()))
+    except ValueError as exc:
+        return Plan(recipe, at, fail=(str(RecipeReject.RECIPE_INVALID), f"fetch.url: {exc}"))
+    if not clock.is_dated(template) and abs(now - at) > LIVE_TOLERANCE:
+        return Plan(recipe, at, dates=tuple(dates), fail=(
+            str(Failure.NOT_LIVE_CLOCK), f"{template} shows only the present; the clock {at.isoformat()} is "
+            f"{_far(now - at)} from now"))
+    return Plan(recipe, at, urls=tuple(urls), dates=tuple(dates))
+
+
+def _far(delta: timedelta) -> str:
+    hours = abs(delta).total_seconds() / 3600
+    return f"{hours / 24:.1f} days" if hours >= 48 else f"{hours:.1f} hours"
+
+
+def request_key(url: str, render: str) -> str:
+    return hashlib.blake2b(f"{render}\x1f{url}".encode(), digest_size=10).hexdigest()
+
+
+def resolve(recipes: Sequence[Recipe], clocks: Sequence[datetime], work: Path, *, store: PageStore,
+            variables: Mapping[str, str] | None = None, now: datetime | None = None,
+            fetcher: Fetcher | None = None, workflows: Mapping[str, Path] | None = None,
+            workflow_timeout: float | None = None) -> list[Answer]:
+    """Every recipe at every clock: the pages of all of them fetched in one crawl (each URL once), then evaluated.
+
+    A recipe that names a Python workflow runs it (workflow.py) only when `workflows` maps its id to the script,
+    which the operator's opt-in alone does; otherwise it fails with `workflow_not_allowed`, and nothing runs."""
+    now = now or datetime.now(UTC)
+    coded = [r for r in recipes if r.workflow is not None]
+    plans = [plan(r, at, variables or {}, now=now) for at in clocks for r in recipes if r.workflow is None]
+    wanted = {request_key(u, p.recipe.fetch.render): (u, p.recipe.fetch.render)
+              for p in plans if p.fail is None for u in p.urls}
+    requests = [(key, url, render) for key, (url, render) in sorted(wanted.items())]
+    fetched = (fetcher or _crawl(store))(requests, work) if requests else {}
+    answers = [_answer(p, fetched, store) for p in plans]
+    answers += [_run_workflow(r, at, (workflows or {}).get(r.id), workflow_timeout) for at in clocks for r in coded]
+    return answers
+
+
+def _run_workflow(recipe: Recipe, at: datetime, script: Path | None, timeout: float | None) -> Answer:
+    from timelyqa.official import workflow  # noqa: PLC0415 - only an operator's opt-in runs code
+
+    today = clock.today_in(at, recipe.timezone)
+    answer = Answer(recipe, at, (("today", today),))
+    if script is None:
+        answer.reason = str(RecipeReject.WORKFLOW_NOT_ALLOWED)
+        answer.detail = (f"{recipe.id}: runs {recipe.workflow}; trusted workflows run only with --allow-workflows, "
+                         "and never from a release")
+        return answer
+    outcome = workflow.run(recipe, script, at, timeout=timeout or workflow.TIMEOUT)
+    if isinstance(outcome, Fail):
+        answer.reason, answer.detail = str(outcome.reason), outcome.detail
+    else:
+        answer.value = outcome
+    return answer
+
+
+def _crawl(store: PageStore) -> Fetcher:
+    def run(requests: list[tuple[str, str, str]], work: Path) -> dict[str, Fetched]:
+        return fetch(requests, work, store=store.root, fresh=True)
+    return run
+
+
+def _answer(p: Plan, fetched: Mapping[str, Fetched], store: PageStore) -> Answer:
+    answer = Answer(p.recipe, p.at, p.dates)
+    if p.fail is not None:
+        answer.reason, answer.detail = p.fail
+        return answer
+    pages: list[str] = []
+    for url in p.urls:
+        got = fetched.get(request_key(url, p.recipe.fetch.render))
+        if got is None:
+            answer.reason, answer.detail = str(Failure.SITE_DOWN), f"{url}: the crawl gave no answer for it"
+            return answer
+        if got.sha256:
+            answer.evidence.append({"url": got.url, "fetched_at": got.fetched_at, "sha256": got.sha256,
+                                    "rendered": got.rendered})
+        if got.failure is not None:
+            answer.reason, answer.detail = got.failure, f"{url}: {got.detail or got.failure}"
+            return answer
+        html = got.html if got.html is not None else (store.get(got.sha256) if got.sha256 else None)
+        if html is None:
+            answer.reason, answer.detail = str(Failure.SITE_DOWN), f"{url}: no copy of the page was kept"
+            return answer
+        pages.append(html)
+    outcome = evaluate(p.recipe, pages)
+    if isinstance(outcome, Fail):
+        answer.reason, answer.detail = str(outcome.reason), outcome.detail
+    else:
+        answer.value = outcome
+    return answer
+
+
+def answers_frame(answers: Sequence[Answer]) -> pl.DataFrame:
+    return pl.DataFrame([a.row() for a in answers], schema=ANSWER_SCHEMA, orient="row").sort("id", "at")
+
+
+def write_answers(answers: Sequence[Answer], out: Path) -> Path:
+    path = Path(out) / ANSWERS
+    write_parquet(answers_frame(answers), path)
+    return path
+
+
+def dates_json(row: Mapping[str, Any]) -> str:
+    """A row's resolved dates as the record's `dates` JSON: {name: ISO date, or a list for each day}."""
+    found: dict[str, Any] = {}
+    for item in row["dates"]:
+        name, day = item["name"], item["date"].isoformat()
+        if name == "day":
+            found.setdefault("day", []).append(day)
+        else:
+            found[name] = day
+    return json.dumps(found, sort_keys=True)

@@ -1,0 +1,75 @@
+"""The official-site source's registry entry: what the shared code needs to know of it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from timelyqa.manifest import Manifest
+from timelyqa.official.reasons import Failure, Health, RecipeReject
+from timelyqa.official.record import OfficialRecord
+from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+
+DEMO = ("data/demo/official/bundle.yaml",)
+"""The bundled world: a statistics office, a river-gauge agency and a weather service whose values depend on the date,
+served on 127.0.0.1 at the bundle's port, with their recipes and the fixed clocks the demo checks them at."""
+
+SECTION = (
+    "## Official sites: real-time questions answered by recipes (RT-QA)", "",
+    "Each `official_site` row is a question about an authoritative site whose answer changes with time (\"What was "
+    "the highest river level at the Caton gauge over the past 7 days, excluding today?\"). Its `recipe` column holds "
+    "the recipe, format v1 (YAML), that answers it at any evaluation clock: the page's URL with date placeholders, "
+    "the CSS or XPath selector, the value's type, how values over several days combine, rounding, unit and valid "
+    "range. `level` is RT-QA's: L1 names the target, L2 and L3 describe it through one or two hops and reuse their "
+    "L1's recipe (`family`).", "",
+    "`train` and `validation` hold resolved snapshots (`kind` = `snapshot`): the answer the recipe gave at `as_of`, "
+    "with the current time written into the question, and the dates it resolved (`dates`). `test` holds live "
+    "questions (`kind` = `live`, `answer` empty): compute the answer when your model is evaluated, with "
+    "`timelyqa live resolve --recipes <test parquet> --at <the model's clock>`, as RT-QA does. Live rows are only "
+    "in this config, never in `default`. A recipe that fails its daily check N days in a row leaves the test split "
+    "until a repair is accepted, and the changelog says so. Recipes never carry code: a dataset read from the Hub "
+    "never runs any.", "",
+    "Splits go by the day a recipe's family joined (`event_date`), and a family never crosses splits.", "",
+)
+
+
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+    """A bundled world: its site served on its loopback port, its recipes checked at its clocks, rows built."""
+    from timelyqa.official.pipeline import run_bundle  # noqa: PLC0415 - the pipeline imports this entry
+
+    return run_bundle(Path(inputs[0]), out)
+
+
+def released(df: pl.DataFrame) -> pl.DataFrame:
+    """Test holds the live questions, train and validation the snapshots (RT-QA: the answer is computed at
+    evaluation time; a trainer needs fixed answers)."""
+    if "kind" not in df.columns:  # rows with the common columns only: nothing says which are live
+        return df
+    test = pl.col("split") == "test"
+    live = pl.col("kind") == "live"
+    return df.filter((test & live) | (~test & ~live))
+
+
+SOURCE = SourceSpec(
+    name="official_site",
+    record=OfficialRecord,
+    # An L2/L3 question reuses its L1's recipe: the same pages give the same answers, so the family shares a split.
+    group_key=GroupKey("family", pl.col("family"), "the recipe family (`family`: an L1 recipe and its L2/L3 "
+                       "variants)"),
+    licence="other",  # questions, recipes and single values; each site's terms are its owner's
+    card=Card("real-time questions about official sites, answered at evaluation time by declarative recipes, as "
+              "RT-QA asks them", SECTION),
+    stages=(
+        Stage("recipes", ("recipe_files", "recipes"), (RecipeReject,)),
+        Stage("resolve", ("resolutions", "resolved"), (Failure,)),
+        # `refresh`: the release's changelog reads a retired row's reason from this stage (publish/release.py).
+        Stage("refresh", ("live_questions",), (Health,)),
+    ),
+    deployment=Deployment("official-daily", "flows.official:official_flow", "0 5 * * *"),
+    released=released,
+    run=run,
+    demo_inputs=DEMO,
+    fixtures=("tests/fixtures/official/bundle.yaml",),
+)
