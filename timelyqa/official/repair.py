@@ -39,9 +39,9 @@ class RepairHeld(Reason):
                           "a page of the last good resolution is not in the page store: the proposal cannot be checked")
     LIVE_PAGES_MISSING = "live_pages_missing", "a live page is not in the page store: there is nothing to repair from"
     NOT_REPRODUCED = ("good_answer_not_reproduced",
-                      "on the pages stored at the last good resolution the proposal does not give the answer given then")
+                      "on the pages stored at the last good resolution the proposal does not give the answer of then")
     LIVE_INVALID = ("live_value_invalid",
-                    "on the live pages the proposal gives no valid value (nothing matched, or not of its type or range)")
+                    "on the live pages the proposal gives no valid value (nothing matched, or not of its type/range)")
     HARD_CODED = ("hard_coded_value",
                   "the proposed selector or regex holds the answer itself, a fallback RT-QA forbids (appendix A.2)")
 
