@@ -1,0 +1,268 @@
+"""The official-sites spider and its item pipeline: each page a resolution needs fetched once, on the hosts the
+recipes name and nowhere else, through Chromium where the request says so; kept in the page store by its sha256, or
+failed with its reason (timelyqa.official.reasons.Failure).
+
+Run it as timelyqa.official.pages.fetch does: `spiders.run.crawl("official", {"requests": ..., "store": ...,
+"render": "never"|"auto"}, out)`. The folder gets `fetches.parquet` (one row a request key, FETCH_SCHEMA),
+`crawl_stats.json` and the journal `pages.jsonl`: one line a page, flushed as it is done, so a crawl killed and
+started again asks only for the pages the journal lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit
+
+import polars as pl
+from scrapy import Request, Spider
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response, TextResponse
+from twisted.python.failure import Failure as TwistedFailure
+
+from spiders import render as rendering
+from spiders.errors import failure_reason
+from spiders.guard import HostGuard, Refusal
+from spiders.urls import canonical, is_crawlable
+from timelyqa.files import write_parquet, write_text
+from timelyqa.official.pages import FETCH_SCHEMA, FETCHES, RENDERS, PageStore
+from timelyqa.official.reasons import Failure
+
+JOURNAL = "pages.jsonl"
+STATS = "crawl_stats.json"
+ERROR_STATUSES = list(range(400, 600))
+"""Error pages reach the spider, to fail with their status (after the retry a 5xx gets); redirects are followed."""
+_NEVER_ASKED = frozenset(r.value for r in Refusal)
+_MARKUP = frozenset({"text/html", "application/xhtml+xml", "text/xml", "application/xml", ""})
+_STRONGER = {"never": 0, "auto": 1, "always": 2}
+
+
+class OfficialSpider(Spider):
+    """The guard allows exactly the host:port of the requested URLs (loopback too: the operator named them in the
+    recipes or with --var), for every request, redirect and Chromium sub-request."""
+
+    name = "official"
+    custom_settings = {"ITEM_PIPELINES": {"spiders.official.FetchStore": 300}}
+
+    def __init__(self, requests: str, out: str, store: str, render: str = "never", page_timeout: str = "30",
+                 **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.out, self.store = out, PageStore(Path(store))
+        self.page_timeout = float(page_timeout)
+        self.keys: dict[str, list[str]] = {}  # a page (its canonical URL) -> the request keys naming it
+        self.urls: dict[str, str] = {}  # a page -> its URL as first requested
+        self.renders: dict[str, str] = {}  # a page -> the strongest render any of its requests asks
+        for row in pl.read_parquet(requests).iter_rows(named=True):
+            if row["render"] not in RENDERS:
+                raise ValueError(f"request {row['key']}: render: one of {', '.join(RENDERS)}, not {row['render']!r}")
+            page = canonical(row["url"]) if is_crawlable(row["url"]) else row["url"]
+            self.keys.setdefault(page, []).append(row["key"])
+            self.urls.setdefault(page, row["url"])
+            self.renders[page] = max(self.renders.get(page, "never"), row["render"], key=_STRONGER.__getitem__)
+        if render == "never" and any(r != "never" for r in self.renders.values()):
+            raise ValueError("requests that render need Chromium: pass render=auto (timelyqa.official.pages does)")
+        self.guard = HostGuard.of(u for u in self.urls.values() if is_crawlable(u))
+        self.fetched: set[str] = set()  # pages in the journal (spiders.once.OnceMiddleware reads it)
+        rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load too
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> OfficialSpider:
+        """As spiders.news does: a crawl resumed over a journal drops Scrapy's queue (saved only on a clean stop, so
+        after a kill its files lie); the journal says what is done and `start` asks again for all the rest."""
+        spider: OfficialSpider = super().from_crawler(crawler, *args, **kwargs)
+        job = crawler.settings.get("JOBDIR")
+        if job and (Path(spider.out) / JOURNAL).is_file():
+            shutil.rmtree(Path(job) / "requests.queue", ignore_errors=True)
+        return spider
+
+    async def start(self) -> Any:
+        self._replay(Path(self.out) / JOURNAL)
+        for page, url in self.urls.items():
+            if page in self.fetched:
+                continue
+            if (refused := self.guard.refusal(url) if is_crawlable(url) else Refusal.NOT_HTTP) is not None:
+                yield _item(page, url, failure=Failure.HOST_NOT_ALLOWED, detail=f"{refused}: never requested")
+                continue
+            meta: dict[str, Any] = {"key": page, "render": self.renders[page], "download_timeout": self.page_timeout,
+                                    "handle_httpstatus_list": ERROR_STATUSES}
+            if self.renders[page] == "always":
+                meta |= _browser()
+            # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks
+            # (OnceMiddleware keeps every page to one first request).
+            yield Request(url, callback=self.parse, errback=self.failed, meta=meta, dont_filter=True)
+
+    def _replay(self, journal: Path) -> None:
+        """A crawl started again over a killed one: the pages its journal holds are done, and not asked again."""
+        if journal.is_file():
+            for line in journal.read_text(encoding="utf-8").splitlines():
+                try:
+                    self.fetched.add(json.loads(line)["page"])
+                except (json.JSONDecodeError, KeyError):  # the line the kill cut short: that page is asked again
+                    continue
+        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
+
+    def parse(self, response: Response) -> Iterator[Any]:
+        meta = response.meta
+        html = response.text if isinstance(response, TextResponse) and _is_markup(response) else None
+        rendered = bool(meta.get("playwright"))
+        if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
+            if (needed := rendering.render_reason(html)) is not None:
+                self.crawler.stats.inc_value(f"render/{needed}")
+                yield response.request.replace(  # type: ignore[union-attr]
+                    url=response.url, callback=self.parse, errback=self.render_failed,
+                    meta={**meta, **_browser(), "render_reason": needed, "dont_cache": True, "static_html": html,
+                          "static_status": response.status,
+                          "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
+                return
+        yield self._page(response, html, rendered=rendered, why=_render_reason(meta, html, rendered))
+
+    def render_failed(self, failure: TwistedFailure) -> Iterator[Any]:
+        """Chromium could not give the page (its scripts never settle, say): the page as served stands, and says so."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        reason = failure_reason(failure)
+        self.crawler.stats.inc_value(f"render/failed/{reason}")
+        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
+                              status=request.meta["static_status"], request=request)
+        yield self._page(static, request.meta["static_html"], rendered=False,
+                         why=f"{request.meta['render_reason']}; Chromium failed ({reason})")
+
+    def _page(self, response: Response, html: str | None, *, rendered: bool, why: str | None) -> dict[str, Any]:
+        failure = detail = None
+        if response.status >= 500 or response.status == 429:
+            failure, detail = Failure.SITE_DOWN, f"http_{response.status}"
+        elif response.status >= 400:
+            failure, detail = Failure.PAGE_MISSING, f"http_{response.status}"
+        elif html is None:
+            kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
+            failure, detail = Failure.NOT_HTML, f"not HTML ({kind or 'no Content-Type'})"
+        page = response.meta["key"]
+        return _item(page, self.urls[page], final_url=response.url, status=response.status,
+                     html=html if failure is None else None, failure=failure, detail=detail, rendered=rendered,
+                     render_reason=why)
+
+    def failed(self, failure: TwistedFailure) -> Iterator[Any]:
+        request: Request = failure.request  # type: ignore[attr-defined]
+        page, reason = request.meta["key"], failure_reason(failure)
+        if failure.check(IgnoreRequest) and reason == "already_fetched":
+            return
+        if failure.check(IgnoreRequest) and reason == "robots_disallowed":
+            error, detail = Failure.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(request.url).netloc} forbids it"
+        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED:
+            error = Failure.HOST_NOT_ALLOWED
+            detail = (f"redirected to {request.url} ({reason}): never requested"
+                      if request.meta.get("redirect_urls") else f"{reason}: never requested")
+        elif reason == "body_too_large":
+            error, detail = Failure.NOT_HTML, "body_too_large: over the crawl's DOWNLOAD_MAXSIZE"
+        elif reason == "redirect_limit":
+            error, detail = Failure.PAGE_MISSING, reason
+        else:  # no answer: refused, timed out, no such host, a cut body, Chromium's own errors
+            error, detail = Failure.SITE_DOWN, reason
+        yield _item(page, self.urls[page], final_url=request.url, failure=error, detail=detail)
+
+
+def _render_reason(meta: dict[str, Any], html: str | None, rendered: bool) -> str | None:
+    """Why the page was (or was not) rendered, in spiders.render's words."""
+    if rendered:
+        return meta.get("render_reason", "render_always")
+    if meta["render"] == "never":
+        return "render_never"
+    return rendering.quiet_reason(html) if html is not None else None
+
+
+def _item(page: str, url: str, *, final_url: str | None = None, status: int | None = None, html: str | None = None,
+          failure: Failure | None = None, detail: str | None = None, rendered: bool = False,
+          render_reason: str | None = None) -> dict[str, Any]:
+    return {"page": page, "url": url, "final_url": final_url, "status": status, "html": html,
+            "failure": str(failure) if failure else None, "detail": detail, "rendered": rendered,
+            "render_reason": render_reason, "fetched_at": datetime.now(UTC).isoformat()}
+
+
+def _browser() -> dict[str, Any]:
+    from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
+
+    return {"playwright": True, "playwright_page_methods": [
+        PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
+
+
+def _is_markup(response: TextResponse) -> bool:
+    kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+    return kind in _MARKUP or kind.endswith("+xml")
+
+
+class FetchStore:
+    """An item pipeline: each page that came is put in the page store (its HTML, UTF-8; the sha256 is of those
+    bytes) and its row appended to the journal at once; at the end fetches.parquet (one row a request key: keys
+    naming the same page share its row) and crawl_stats.json are written from the whole journal."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> FetchStore:
+        return cls(crawler)
+
+    def open_spider(self) -> None:
+        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
+        out.mkdir(parents=True, exist_ok=True)
+        self.journal = (out / JOURNAL).open("a", encoding="utf-8")
+
+    def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        spider: Any = self.crawler.spider
+        html = item.pop("html")
+        item["sha256"] = None
+        if html is not None:
+            item["sha256"] = spider.store.put(item["final_url"], datetime.fromisoformat(item["fetched_at"]),
+                                              html.encode("utf-8"))
+        self.crawler.stats.inc_value("pages/stored" if html is not None else f"pages/failed/{item['failure']}")
+        self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
+        self.journal.flush()
+        spider.fetched.add(item["page"])
+        return item
+
+    def close_spider(self) -> None:
+        self.journal.close()
+        spider: Any = self.crawler.spider
+        out = Path(spider.out)
+        done: dict[str, dict[str, Any]] = {}
+        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line a killed crawl cut short; that page was asked again
+                continue
+            done[entry["page"]] = entry
+        now = datetime.now(UTC).isoformat()
+        rows = []
+        for page, keys in spider.keys.items():
+            entry = done.get(page) or _item(page, spider.urls[page], failure=Failure.SITE_DOWN,
+                                            detail="no answer before the crawl ended") | {"sha256": None,
+                                                                                           "fetched_at": now}
+            for key in keys:
+                rows.append({**{k: entry.get(k) for k in FETCH_SCHEMA}, "key": key,
+                             "fetched_at": datetime.fromisoformat(entry["fetched_at"])})
+        write_parquet(pl.DataFrame(rows, schema=FETCH_SCHEMA, orient="row").sort("key"), out / FETCHES)
+        write_text(out / STATS, json.dumps(crawl_stats(done.values(), self.crawler.stats.get_stats(), spider),
+                                           indent=2, sort_keys=True, default=str))
+
+
+def crawl_stats(done: Any, stats: dict[str, Any], spider: Any) -> dict[str, Any]:
+    """What an official crawl did: pages stored, requests, bytes, rendered pages, failures by reason, requests the
+    guard refused, pages resumed, and where the page store is."""
+    entries = list(done)
+    return {
+        "pages": sum(1 for e in entries if e["failure"] is None),
+        "keys": sum(len(k) for k in spider.keys.values()),
+        "requests": int(stats.get("downloader/request_count", 0)),
+        "bytes": int(stats.get("downloader/response_bytes", 0)),
+        "rendered": sum(1 for e in entries if e["rendered"]),
+        "errors": dict(sorted(Counter(e["failure"] for e in entries if e["failure"]).items())),
+        "refused": {k.removeprefix("guard/"): int(v) for k, v in sorted(stats.items()) if k.startswith("guard/")},
+        "resumed": int(stats.get("pages/resumed", 0)),
+        "store": str(spider.store.root),
+    }
