@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.llmserver import ScriptedLLM, Step, reply
 from tests.test_official_repair import answer, gauge_page
@@ -23,7 +22,7 @@ from timelyqa.llm.settings import LLMSettings
 from timelyqa.official.extract import evaluate
 from timelyqa.official.draft import draft, origin, write_review
 from timelyqa.official.reasons import RecipeReject
-from timelyqa.official.recipe import Recipe
+from timelyqa.official.recipe import Recipe, load_recipe
 from timelyqa.stages import Dropped
 
 TODAY = date(2026, 11, 16)
@@ -162,7 +161,7 @@ def test_drafts_go_to_review_as_recipe_files_and_dropped_lines(model, tmp_path: 
     written = write_review(out, tmp_path / "review")
     assert sorted(p.name for p in written) == ["caton-level-today-l2.yaml", "caton-level-today-l3.yaml",
                                                "caton-level-today.yaml", "caton-peak-7d-l2.yaml", "caton-peak-7d.yaml"]
-    again = Recipe.model_validate(yaml.safe_load((tmp_path / "review" / "caton-peak-7d-l2.yaml").read_text()))
+    again = load_recipe(tmp_path / "review" / "caton-peak-7d-l2.yaml")
     assert again.base == "caton-peak-7d" and again.each_day is not None
     lines = [json.loads(line) for line in (tmp_path / "review" / "dropped.jsonl").read_text().splitlines()]
     assert [line["reason"] for line in lines] == ["recipe_invalid"] * 3 + ["recipe_duplicate"] + ["recipe_invalid"] * 2

@@ -9,21 +9,23 @@ site moved its class names (layout b). Their values are functions of the date, c
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.llmserver import ScriptedLLM, Step, reply
+from tests.officialworld import OfficialWorld, readings
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
-from timelyqa.official.extract import Fail, evaluate
+from timelyqa.official.clock import render
+from timelyqa.official.extract import Fail, Value, evaluate
 from timelyqa.official.pages import PageStore
 from timelyqa.official.reasons import Failure
-from timelyqa.official.recipe import Extract, Recipe
+from timelyqa.official.recipe import Extract, Recipe, load_recipe
 from timelyqa.official.repair import Good, RepairHeld, judge, record, repair, trim_html
 
 GOOD_DAY, LIVE_DAY = date(2026, 11, 15), date(2026, 11, 16)
@@ -112,7 +114,7 @@ def test_a_proposal_that_reproduces_the_good_answer_is_accepted_and_recorded(mod
 
     written = record(result, recipe, tmp_path / "repairs")
     assert written == tmp_path / "repairs" / "repaired" / "caton-level-today.yaml"
-    repaired = Recipe.model_validate(yaml.safe_load(written.read_text()))
+    repaired = load_recipe(written)
     assert repaired.extract == Extract.model_validate(extract_of(**BOTH_LAYOUTS))
     assert repaired.model_dump(exclude={"extract"}) == recipe.model_dump(exclude={"extract"})
     assert evaluate(repaired, [gauge_page(LIVE_DAY, "b")]).text == answer(LIVE_DAY)
@@ -155,7 +157,11 @@ def test_a_page_past_the_cap_is_cut_and_says_so() -> None:
     # the very selector that fails
     ({"css": "table.readings td.level"}, RepairHeld.PROPOSAL_UNCHANGED, "the recipe's current extract"),
     # css and xpath at once: not an extract of format v1
-    ({"css": "td.level", "xpath": "//td"}, RepairHeld.PROPOSAL_INVALID, "extract"),
+    ({"css": "td.level", "xpath": "//td"}, RepairHeld.PROPOSAL_INVALID,
+     "proposed repair of caton-level-today: extract.xpath: give css or xpath, not both"),
+    # a new type that the recipe's round and unit no longer suit
+    ({"css": "td.obs-value, td.level", "type": "text"}, RepairHeld.PROPOSAL_INVALID,
+     "caton-level-today: round: rounds numbers, and this recipe's answer is a text"),
 ])
 def test_a_proposal_that_does_not_hold_is_held_with_its_reason(model, broken, tmp_path: Path, fields: dict[str, str],
                                                                reason: RepairHeld, detail: str) -> None:
@@ -201,3 +207,46 @@ def test_without_the_stored_good_page_nothing_is_asked(model, broken) -> None:
     result = repair(llm, recipe, failure, [live_sha], good, store)
     assert (result.status, result.reason) == ("held", "good_pages_missing")
     assert good.page_sha256s[0][:12] in result.detail and server.calls == 0
+
+
+def test_a_layout_change_on_the_official_world_is_repaired_from_its_live_page(model, tmp_path: Path) -> None:
+    """The held-out gauge agency, fetched over HTTP as the resolver would: the copy stored on 15 November (layout a)
+    and the live page of 16 November after the redesign (layout b), where the recipe reads nothing."""
+    server, llm = model
+    recipe = Recipe.model_validate({
+        "recipe": 1, "id": "caton-peak-yesterday", "level": "L1", "timezone": "Europe/London",
+        "question": "What was the highest river level at the Caton gauge yesterday?",
+        "fetch": {"url": "{gauges}/gauges/caton/readings?date={yesterday}"},
+        "extract": {"css": "table.readings td.level", "type": "number"}, "combine": "max", "round": 2, "unit": "m",
+        "valid": {"min": 0, "max": 5}})
+    store = PageStore(tmp_path / "pages")
+    truth = {day: f"{max(readings('caton', day)):.2f} m" for day in (date(2026, 11, 14), date(2026, 11, 15))}
+
+    def resolve(today: date) -> tuple[str, Value | Fail]:
+        url, _ = render(recipe.fetch.url, today=today, variables=world.vars)
+        with urllib.request.urlopen(url, timeout=5) as response:
+            body = response.read()
+        return store.put(url, datetime.now(UTC), body), evaluate(recipe, [body.decode()])
+
+    with OfficialWorld() as world:
+        good_sha, good = resolve(date(2026, 11, 15))
+        assert isinstance(good, Value) and good.text == truth[date(2026, 11, 14)]
+        world.gauges.layout = "b"
+        live_sha, failure = resolve(date(2026, 11, 16))
+    assert isinstance(failure, Fail) and failure.reason is Failure.EXTRACTED_NOTHING
+    last_good = Good(good.text, [good_sha], datetime(2026, 11, 15, 9, tzinfo=UTC))
+
+    server.then(proposal(css="div.obs span.obs-value"),  # the new layout only: the stored page says nothing
+                proposal(css="table.readings td.level, div.obs span.obs-value"))
+    held = repair(llm, recipe, failure, [live_sha], last_good, store)
+    accepted = repair(llm, recipe, failure, [live_sha], last_good, store)
+    assert (held.status, held.reason, held.live_answer) == ("held", "good_answer_not_reproduced",
+                                                            truth[date(2026, 11, 15)])
+    assert (accepted.status, accepted.answer_on_good, accepted.live_answer) == (
+        "accepted", truth[date(2026, 11, 14)], truth[date(2026, 11, 15)])
+    for result in (held, accepted):
+        record(result, recipe, tmp_path / "repairs")
+    logged = [json.loads(line) for line in (tmp_path / "repairs" / "repairs.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["good_pages"], r["live_pages"]) for r in logged] == [
+        ("held", [good_sha], [live_sha]), ("accepted", [good_sha], [live_sha])]
+    assert good_sha != live_sha

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
-
 from timelyqa.llm import prompts
 from timelyqa.llm.client import LLM
 from timelyqa.official.reasons import RecipeReject
-from timelyqa.official.recipe import Recipe, dump_recipe
+from timelyqa.official.recipe import Recipe, RecipeError, dump_recipe, recipe_of
 from timelyqa.official.repair import PAGE_CHARS, trim_html
 from timelyqa.stages import Dropped
 
@@ -124,11 +122,9 @@ def write_review(items: Sequence[Recipe | Dropped], folder: Path) -> list[Path]:
 
 def _validated(fields: Mapping[str, Any], item: Mapping[str, Any], label: str) -> Recipe | Dropped:
     try:
-        return Recipe.model_validate(fields)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "recipe"
-        return Dropped(item, RecipeReject.RECIPE_INVALID, f"{label}: {where}: {' '.join(error['msg'].split())}")
+        return recipe_of(fields, name=label)  # the loader's own one-line refusal: "<label>: <field>: <what>"
+    except RecipeError as exc:
+        return Dropped(item, RecipeReject.RECIPE_INVALID, str(exc))
 
 
 def _unique(result: Recipe | Dropped, seen: set[str]) -> Recipe | Dropped:

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from timelyqa.llm import prompts
 from timelyqa.llm.client import LLM
 from timelyqa.official.extract import Fail, Value, evaluate
-from timelyqa.official.recipe import Extract, Recipe, dump_recipe
+from timelyqa.official.recipe import Extract, Recipe, RecipeError, dump_recipe, recipe_of
 from timelyqa.reasons import Reason
 
 PROMPT = "rtqa/recipe_repair"
@@ -136,11 +136,11 @@ def propose(llm: LLM, recipe: Recipe, failure: Fail, live_html: str, *, page_cha
                         reply.prompt_id)
     out = reply.value
     raw = out.extract.model_dump()
-    try:
-        extract = Extract.model_validate(raw)
-    except ValidationError as exc:
-        return Proposal(None, out.diagnosis, raw, RepairHeld.PROPOSAL_INVALID, _first_error(exc, "extract"),
-                        reply.model, reply.prompt_id)
+    try:  # checked as a whole recipe: a new type must still suit the recipe's combine, round, unit and valid
+        extract = with_extract(recipe, raw).extract
+    except RecipeError as exc:
+        return Proposal(None, out.diagnosis, raw, RepairHeld.PROPOSAL_INVALID, str(exc), reply.model,
+                        reply.prompt_id)
     return Proposal(extract, out.diagnosis, raw, None, "", reply.model, reply.prompt_id)
 
 
@@ -150,7 +150,10 @@ def judge(recipe: Recipe, new: Extract, *, good_pages: Sequence[str], good_answe
     if _same(new, recipe.extract):
         return Verdict("held", RepairHeld.PROPOSAL_UNCHANGED, "the proposal is the recipe's current extract",
                        None, None)
-    repaired = with_extract(recipe, new)
+    try:
+        repaired = with_extract(recipe, new)
+    except RecipeError as exc:
+        return Verdict("held", RepairHeld.PROPOSAL_INVALID, str(exc), None, None)
     on_good = evaluate(repaired, list(good_pages))
     good_text = on_good.text if isinstance(on_good, Value) else None
     live = evaluate(repaired, list(live_pages))
@@ -198,9 +201,12 @@ def repair(llm: LLM, recipe: Recipe, failure: Fail, live_pages: Sequence[str], g
                   live_answer=verdict.live_answer)
 
 
-def with_extract(recipe: Recipe, extract: Extract) -> Recipe:
-    """The recipe with `extract` in place of its own: same id, question, URL, dates and output format."""
-    return recipe.model_copy(update={"extract": extract})
+def with_extract(recipe: Recipe, extract: Extract | Mapping[str, Any]) -> Recipe:
+    """The recipe with `extract` in place of its own (same id, question, URL, dates and output format), validated
+    as a whole; RecipeError naming the field when the result is not a valid recipe."""
+    data = recipe.model_dump(mode="python", by_alias=True, exclude_none=True)
+    new = extract.model_dump(exclude_none=True) if isinstance(extract, Extract) else dict(extract)
+    return recipe_of({**data, "extract": new}, name=f"proposed repair of {recipe.id}")
 
 
 def record(result: Repair, recipe: Recipe, out: Path) -> Path | None:
@@ -215,8 +221,8 @@ def record(result: Repair, recipe: Recipe, out: Path) -> Path | None:
     folder.mkdir(exist_ok=True)
     path = folder / f"{recipe.id}.yaml"
     try:
-        text = dump_recipe(with_extract(recipe, Extract.model_validate(result.new_extract)))
-    except ValidationError:  # an invalid proposal is still worth a reviewer's look: beside the recipe, as written
+        text = dump_recipe(with_extract(recipe, result.new_extract))
+    except RecipeError:  # an invalid proposal is still worth a reviewer's look: beside the recipe, as written
         text = dump_recipe(recipe) + "# proposed extract (invalid): " + json.dumps(result.new_extract) + "\n"
     path.write_text(text, encoding="utf-8")
     return path
@@ -248,12 +254,6 @@ def _missing(shas: Sequence[str], pages: Sequence[str | None]) -> str:
 
 def _fail(result: Value | Fail) -> str:
     return f"{result.reason}: {result.detail}" if isinstance(result, Fail) else "no value"
-
-
-def _first_error(exc: ValidationError, prefix: str) -> str:
-    error = exc.errors()[0]
-    where = ".".join([prefix, *(str(p) for p in error["loc"])])
-    return f"{where}: {_line(error['msg'])}"
 
 
 def _line(text: str, limit: int = 300) -> str:
