@@ -100,7 +100,7 @@ def test_the_registry_holds_every_prompt_of_the_seed_papers() -> None:
         "dailyqa_query_writer_v1", "dailyqa_rag_answerer_v1", "dailyqa_domain_classifier_v1",
         "webwalker_single_source_qa_writer_v1", "webwalker_multi_source_qa_writer_v1",
         "webwalker_single_source_verifier_v1", "webwalker_multi_source_verifier_v1",
-        "rtqa_workflow_repair_v1",
+        "rtqa_workflow_repair_v1", "rtqa_recipe_repair_v2", "rtqa_recipe_generation_v1", "rtqa_recipe_hops_v1",
     }
     assert len(BY_ID) == len(PROMPTS), "two templates share an id"
 

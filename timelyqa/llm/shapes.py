@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -136,3 +136,57 @@ SHAPES: dict[str, type[BaseModel]] = {
                 MultiSourceQAOut, SingleSourceQAOut, VerifyOut, RepairOut, DomainOut)
 }
 """Every shape by class name: a template's `shape:` header names one of these."""
+
+
+# RT-QA's recipes (timelyqa.official): the model writes data, never code. The nested objects are closed like
+# the shapes, and every field is required (null where it does not apply), so strict JSON-schema decoders take them.
+
+ExtractKind = Literal["number", "integer", "date", "text", "list"]
+
+
+class ExtractOut(_Shape):
+    """A recipe's `extract` (format v1): one of css or xpath, an optional regex, and the value's type."""
+
+    css: str | None = Field(description="A CSS selector for the element(s) holding the value, or null with xpath.")
+    xpath: str | None = Field(description="An XPath for the element(s) holding the value, or null with css.")
+    regex: str | None = Field(description="A regular expression applied to each matched text (group 1 is taken "
+                                          "when it has a group), or null when the text is the value as it is.")
+    type: ExtractKind = Field(description="The value's type: number, integer, date, text or list.")
+
+
+class RecipeRepairOut(_Shape):
+    """A repaired extraction for a failing recipe (RT-QA appendix A.2, ported to recipes)."""
+
+    diagnosis: str = Field(description="Why the recipe no longer works (layout change, moved class names, ...).")
+    extract: ExtractOut = Field(description="The new extract: same question, same value, same output format.")
+
+
+class DraftOut(_Shape):
+    """One drafted question and its recipe."""
+
+    reason: str = Field(description="Why the question is real-time and which part of the page answers it.")
+    recipe: dict[str, Any] = Field(description="The recipe in format v1, as a JSON object.")
+
+
+class RecipeDraftOut(_Shape):
+    """Real-time questions and their recipes drafted for a site and a topic (RT-QA appendix A.1, ported)."""
+
+    drafts: list[DraftOut] = Field(description="The drafted questions with their recipes, best first.")
+
+
+class HopOut(_Shape):
+    """An L2 or L3 variant of an L1 question: its target described through one or more hops."""
+
+    base: str = Field(description="The id of the L1 recipe whose question this rewrites.")
+    hops: list[str] = Field(description="The steps from what the question says to the target, in the order a "
+                                        "reader resolves them: one for L2, two or more for L3.")
+    question: str = Field(description="The rewritten question: same time window, same value, target described.")
+
+
+class RecipeHopsOut(_Shape):
+    """L2/L3 variants of L1 questions (RT-QA section 3.2, multi-hop expansion)."""
+
+    variants: list[HopOut] = Field(description="The variants, each naming its L1 recipe.")
+
+
+SHAPES.update({cls.__name__: cls for cls in (RecipeRepairOut, RecipeDraftOut, RecipeHopsOut)})
