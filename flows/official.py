@@ -19,12 +19,13 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import publish_funnel
+from flows.common import publish_funnel, secret
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.official import health, pipeline
 from timelyqa.official.bundle import Bundle
 from timelyqa.official.catalog import load
+from timelyqa.official.mend import mend, repaired_dir
 from timelyqa.official.clock import parse_at
 from timelyqa.official.resolve import resolve, write_answers
 
@@ -39,7 +40,7 @@ def check_recipes(recipes: Path) -> int:
 def check_health(recipes: Path, clocks: list[datetime], state: Path, variables: dict[str, str],
                  broken_after: int) -> dict[str, Any]:
     """Every recipe resolved at each clock (one crawl), the answers added to the history; the health table."""
-    answers = health.check(load(recipes).recipes, clocks, state, variables=variables)
+    answers = health.check(load(recipes, repaired=repaired_dir(state)).recipes, clocks, state, variables=variables)
     status = health.statuses(health.history(state), broken_after=broken_after)
     rows = [{"recipe": s.recipe, "days failing": s.days_failing, "since": str(s.failing_since or ""),
              "reason": s.reason or "", "broken": s.broken} for s in status.values()]
@@ -50,17 +51,33 @@ def check_health(recipes: Path, clocks: list[datetime], state: Path, variables: 
 
 
 @task(cache_policy=NONE)
+def repair_recipes(recipes: Path, state: Path, broken_after: int, llm_secret_block: str | None) -> int:
+    """One proposal for each broken recipe a new extraction can mend; how many were accepted."""
+    from timelyqa.llm.check import models_from_env  # noqa: PLC0415 - only runs that repair need a model
+
+    llm = models_from_env(cache_dir=state / "llm-cache", api_key=secret(llm_secret_block)).writer
+    done = mend(load(recipes, repaired=repaired_dir(state)).recipes, state, llm, broken_after=broken_after)
+    create_table_artifact([{"recipe": m.repair.recipe_id, "status": m.repair.status,
+                            "why": f"{m.repair.reason} {m.repair.detail}".strip()} for m in done],
+                          key="official-repairs", description="official_site: repairs of broken recipes")
+    return sum(m.repair.status == "accepted" for m in done)
+
+
+@task(cache_policy=NONE)
 def build_rows(recipes: Path, state: Path, out: Path, broken_after: int) -> Manifest:
-    catalog = load(recipes)
+    catalog = load(recipes, repaired=repaired_dir(state))
     return pipeline.build(catalog.recipes, catalog.refused, state, out, broken_after=broken_after)
 
 
 @flow(name="official", flow_run_name="official {out}")
 def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("data/demo/official/bundle.yaml"),
                   recipes: Path | None = None, state: Path | None = None, variables: dict[str, str] | None = None,
-                  broken_after: int = health.BROKEN_AFTER) -> Manifest:
+                  broken_after: int = health.BROKEN_AFTER, repair: bool = False,
+                  llm_secret_block: str | None = None) -> Manifest:
     """The daily check: `recipes` at the run's clock (state in `state`, default `out/state`), or, by default, the
-    bundled world served for the run and checked at its clocks."""
+    bundled world served for the run and checked at its clocks. With `repair`, broken recipes get a proposal from
+    the model (TIMELYQA_LLM_*, its key in the Secret block `llm_secret_block`); when one is accepted the recipes
+    are checked again at the last clock, so a mended recipe is back in the rows at once."""
     out = Path(out)
     state = Path(state) if state else out / "state"
     with ExitStack() as stack:
@@ -77,6 +94,8 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("
             clocks, names = [datetime.now(UTC)], dict(variables or {})
         check_recipes(Path(recipes))
         check_health(Path(recipes), clocks, state, names, broken_after)
+        if repair and repair_recipes(Path(recipes), state, broken_after, llm_secret_block):
+            check_health(Path(recipes), clocks[-1:], state, names, broken_after)
         manifest = build_rows(Path(recipes), state, out, broken_after)
     publish_funnel(manifest, out=str(out))
     return manifest

@@ -98,7 +98,7 @@ def health_check(
 
     with _one_line_errors():
         moment, names = clock_of(at), variables(var)
-        catalog = load(recipes)
+        catalog = load(recipes, repaired=state / "repaired")
         health.check(catalog.recipes, [moment], state, variables=names)
         status = health.statuses(health.history(state), broken_after=broken_after)
     table = Table(title=f"recipe health (broken after {broken_after} days failing)")
@@ -133,3 +133,95 @@ def official(
                                 broken_after=broken_after)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
+
+
+@live_app.command("repair")
+def repair_broken(
+    recipes: RecipesOption,
+    state: Annotated[Path, typer.Option(help="the state folder of `live health` (history and page copies)")],
+    broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
+    = 3,
+    failing: Annotated[bool, typer.Option(help="try every failing recipe, not only the broken ones")] = False,
+) -> None:
+    """Propose a new extraction for each broken recipe with the LLM layer (TIMELYQA_LLM_*), accepted only when it
+    reproduces the last good answer on the page stored then and reads a valid value on the live page; accepted
+    recipes go to STATE/repaired/ (used by the next check), held ones to STATE/review/, each in STATE/repairs.jsonl."""
+    from timelyqa.cli import _one_line_errors, console
+    from timelyqa.llm.check import models_from_env
+    from timelyqa.official import mend
+    from timelyqa.official.catalog import load
+
+    with _one_line_errors():
+        catalog = load(recipes, repaired=mend.repaired_dir(state))
+        llm = models_from_env(cache_dir=state / "llm-cache").writer
+        done = mend.mend(catalog.recipes, state, llm, broken_after=broken_after, only_broken=not failing)
+    table = Table(title="repairs")
+    for column in ("recipe", "status", "why", "recipe file"):
+        table.add_column(column)
+    for m in done:
+        table.add_row(m.repair.recipe_id, m.repair.status, f"{m.repair.reason} {m.repair.detail}".strip(),
+                      str(m.recipe_file or ""))
+    console.print(table)
+    accepted = sum(m.repair.status == "accepted" for m in done)
+    typer.echo(f"{accepted} accepted, {len(done) - accepted} held, of {len(done)} repairs tried; log in "
+               f"{state / 'repairs.jsonl'}")
+
+
+@live_app.command("new")
+def new_recipes(
+    url: Annotated[str, typer.Option(help="the official page to ask about")],
+    topic: Annotated[str, typer.Option(help="what the questions should be about, in words")],
+    out: Annotated[Path, typer.Option(help="the review folder: drafts that resolved, as recipe files")],
+    timezone: Annotated[str, typer.Option(help="the zone the questions' dates are taken in")] = "UTC",
+    variants: Annotated[bool, typer.Option(help="also write L2/L3 variants of each L1 draft")] = True,
+) -> None:
+    """Draft real-time questions and their recipes for a page with the LLM layer (RT-QA's generation prompt), keep
+    those that resolve now, and write them to a review folder (with dropped.jsonl saying why the others went)."""
+    import json
+
+    from timelyqa.cli import _one_line_errors, console
+    from timelyqa.llm.check import models_from_env
+    from timelyqa.llm.client import LLM
+    from timelyqa.official.clock import today_in
+    from timelyqa.official.draft import draft, origin, write_review
+    from timelyqa.official.pages import PageStore, fetch
+    from timelyqa.official.recipe import Recipe
+    from timelyqa.official.resolve import resolve as resolve_all
+    from timelyqa.official.resolve import write_answers
+    from timelyqa.stages import Dropped
+
+    with _one_line_errors():
+        site, now = origin(url), datetime.now(UTC)
+        writer = models_from_env(cache_dir=out / "llm-cache").writer
+        # several recipes in one reply: more room than one question needs
+        llm = LLM(writer.settings.model_copy(update={"max_tokens": max(writer.settings.max_tokens, 4096)}))
+        page = fetch([("page", url, "auto")], out / "work" / "page", store=out / "pages")["page"]
+        if page.failure is not None or page.html is None:
+            raise ConfigError(f"--url {url}: {page.failure}: {page.detail}")
+        drafts = draft(llm, url, topic, page.html, timezone=timezone, today=today_in(now, timezone),
+                       variants=variants)
+        recipes = [d for d in drafts if isinstance(d, Recipe)]
+        answers = resolve_all(recipes, [now], out / "work", store=PageStore(out / "pages"), variables={"site": site})
+        write_answers(answers, out)
+        kept: list[Recipe | Dropped] = [d for d in drafts if isinstance(d, Dropped)]
+        for answer in answers:
+            if answer.value is None:
+                kept.append(Dropped({"id": answer.recipe.id}, _reason(answer.reason), answer.detail or ""))
+            else:
+                kept.append(answer.recipe)
+        write_review(kept, out)
+    for item in kept:
+        if isinstance(item, Dropped):
+            console.print(f"dropped: {json.dumps(item.item)}: {item.reason}: {item.detail}", highlight=False,
+                          markup=False, soft_wrap=True)
+    typer.echo(f"{sum(isinstance(k, Recipe) for k in kept)} drafts resolved now and wait for review in {out}; "
+               f"{sum(isinstance(k, Dropped) for k in kept)} dropped")
+
+
+def _reason(value: str | None):  # noqa: ANN202 - a Reason member of whichever family names it
+    from timelyqa.official.reasons import Failure, RecipeReject
+
+    for family in (Failure, RecipeReject):
+        if value in family.__members__.values():
+            return family(value)
+    return Failure.EXTRACTED_NOTHING

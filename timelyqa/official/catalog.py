@@ -22,15 +22,22 @@ class Catalog:
     """Recipe id -> its Python workflow, for the recipes whose code the operator allowed to run."""
 
 
-def load(path: Path, *, allow_workflows: bool = False) -> Catalog:
+def load(path: Path, *, allow_workflows: bool = False, repaired: Path | None = None) -> Catalog:
     """The recipes of a file or folder of recipe files, or of a release's parquet file; ConfigError when there is
-    nothing there at all."""
+    nothing there at all. A recipe in `repaired` (the health state's accepted repairs) stands in for the one of the
+    same id."""
     path = Path(path)
     if path.suffix == ".parquet":
         return _from_release(path)
     recipes, refused = load_recipes(path)
     if not recipes and not refused:
         raise ConfigError(f"{path}: holds no recipe files (*.yaml, *.yml)")
+    if repaired is not None and Path(repaired).is_dir():
+        fixed = {r.id: r for r in load_recipes(Path(repaired))[0]}
+        recipes = [_keep_path(fixed[r.id], r) if r.id in fixed else r for r in recipes]
+        # An L2/L3 recipe follows its L1's repair: they read the same pages the same way.
+        recipes = [r.model_copy(update={"extract": fixed[r.base].extract}) if r.base in fixed and r.id not in fixed
+                   else r for r in recipes]
     recipes, mismatched = _check_variants(recipes)
     workflows: dict[str, Path] = {}
     if allow_workflows:
@@ -39,6 +46,12 @@ def load(path: Path, *, allow_workflows: bool = False) -> Catalog:
             if recipe.workflow is not None and where is not None:
                 workflows[recipe.id] = where.parent / recipe.workflow
     return Catalog(recipes, [*refused, *mismatched], workflows)
+
+
+def _keep_path(fixed: Recipe, original: Recipe) -> Recipe:
+    """A repaired recipe, still living where the original does (its workflow is named relative to that file)."""
+    fixed._path = recipe_path(original)
+    return fixed
 
 
 def _check_variants(recipes: list[Recipe]) -> tuple[list[Recipe], list[Dropped]]:

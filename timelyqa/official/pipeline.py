@@ -141,7 +141,7 @@ def run(recipes_path: Path, state: Path, out: Path, *, clocks: Sequence[datetime
     """`timelyqa official`: check the recipes at `clocks` (none: use the history as it is), then build the rows."""
     from timelyqa.official.catalog import load  # noqa: PLC0415 - keeps this module's imports light
 
-    catalog = load(Path(recipes_path))
+    catalog = load(Path(recipes_path), repaired=Path(state) / "repaired")
     recipes, refused = catalog.recipes, catalog.refused
     if clocks:
         health.check(recipes, clocks, state, variables=variables)
