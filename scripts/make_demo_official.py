@@ -260,7 +260,8 @@ def files() -> dict[str, str]:
     return out
 
 
-def main(out: Path = OUT) -> None:
+def main(parent: Path = OUT.parent) -> None:
+    out = parent / OUT.name
     if out.exists():
         shutil.rmtree(out)
     for name, text in files().items():
@@ -270,4 +271,4 @@ def main(out: Path = OUT) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT.parent)  # another folder, to compare with the committed one

@@ -115,6 +115,38 @@ def test_demo_writes_a_release_that_datasets_loads(demo: tuple[Path, subprocess.
     assert "funnel" in proc.stderr  # the funnel table is shown to the user
 
 
+def test_demo_runs_official_sites_as_snapshots_for_training_and_live_recipes_for_test(
+        demo: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    """The test split ships questions with recipes and no answer; resolved at a clock by `timelyqa live resolve` next to
+    the evaluated model, a recipe gives what the source's own check gave at that clock."""
+    from timelyqa.localsite import LocalSite
+
+    release, proc = demo
+    loaded = datasets.load_dataset(str(release), "official_site", cache_dir=str(tmp_path / "cache"))
+    assert {split: {row["kind"] for row in rows} for split, rows in loaded.items()} == {
+        "train": {"snapshot"}, "validation": {"snapshot"}, "test": {"live"}}
+    test = loaded["test"]
+    assert all(row["answer"] == "" and row["recipe"].startswith("recipe: 1\n") for row in test)
+    assert all(row["question"].startswith("Current time: ") and row["answer"] for row in loaded["train"])
+    default = datasets.load_dataset(str(release), "default", cache_dir=str(tmp_path / "cache"))
+    assert all(row["answer"] for split in default.values() for row in split), "no live row in default"
+    assert "recipe `aldern-flood-warnings` is broken" in (release / "CHANGELOG.md").read_text()
+    assert "aldern-flood-warnings" not in set(test["recipe_id"]), "a broken recipe is out of test"
+
+    source = pl.read_parquet(release.parent / "official_site" / "questions.parquet")
+    clock = "2026-11-16T09:00:00+00:00"
+    checked = {r["recipe_id"]: r["answer"] for r in source.filter(pl.col("kind") == "snapshot").iter_rows(named=True)
+               if r["as_of"].isoformat() == clock}
+    test_file = release / "official_site" / "test-00000-of-00001.parquet"
+    with LocalSite(DEMO / "official" / "site") as site:  # another port than the demo's: the recipe's {site} moves
+        proc = timelyqa("live", "resolve", "--recipes", test_file, "--at", clock, "--var",
+                        f"site=http://127.0.0.1:{site.port}", "--out", tmp_path / "live")
+    assert proc.returncode == 0, proc.stderr
+    answers = pl.read_parquet(tmp_path / "live" / "answers.parquet")
+    assert set(answers["status"]) == {"ok"} and answers.height == len(set(test["recipe_id"])) >= 2
+    assert {r["id"]: r["answer"] for r in answers.iter_rows(named=True)} == {i: checked[i] for i in answers["id"]}
+
+
 def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subprocess.CompletedProcess[str]],
                                                          tmp_path: Path) -> None:
     release, proc = demo
@@ -142,7 +174,8 @@ def test_demo_runs_the_wikipedia_source_into_the_release(demo: tuple[Path, subpr
 
 def test_the_demo_inputs_are_what_their_scripts_write(tmp_path: Path) -> None:
     """data/demo is made by scripts; a hand edit to a file, or a script changed without running it, shows here."""
-    for script in ("make_demo_dumps.py", "make_demo_wiki.py", "make_demo_site.py", "make_demo_news.py"):
+    for script in ("make_demo_dumps.py", "make_demo_wiki.py", "make_demo_site.py", "make_demo_news.py",
+                   "make_demo_official.py"):
         subprocess.run([sys.executable, str(ROOT / "scripts" / script), str(tmp_path)], check=True,
                        capture_output=True, timeout=120)
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())

@@ -32,6 +32,16 @@ SECTION = (
     "until a repair is accepted, and the changelog says so. Recipes never carry code: a dataset read from the Hub "
     "never runs any.", "",
     "Splits go by the day a recipe's family joined (`event_date`), and a family never crosses splits.", "",
+    "Recipe format v1, the fields: `recipe` (1), `id`, `question`, `level` (L1, L2, L3), `base` and `hops` (L2/L3: "
+    "the L1 recipe reused and the descriptions standing for its target), `timezone` (the zone the evaluation "
+    "clock's dates are taken in), `added`, `each_day` (`from`, `to`: fetch once per day, as `{day}`), `fetch` (`url` "
+    "with placeholders, `render`: never, always or auto), `extract` (`css` or `xpath`, optional `regex`, `type`: "
+    "number, integer, date, text or list), `combine` (first, last, min, max, mean, sum, count, join), `round`, "
+    "`unit`, `valid` (`min`, `max`), `vars`. Date placeholders: `today`, `yesterday`, `today-N`, `today+N`, "
+    "`last-<weekday>`, `next-<weekday>`, `workday`, ISO or with a format (`{today:%d/%m/%Y}`); other names are "
+    "variables (`{site}`, overridden with `--var`). A failure is never a guessed answer: `site_down`, "
+    "`page_missing`, `robots_disallowed`, `host_not_allowed`, `extracted_nothing`, `value_invalid`, "
+    "`not_live_clock`.", "",
 )
 
 
