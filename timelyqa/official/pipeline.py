@@ -69,6 +69,8 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
         seen = status.get(recipe.id)
         if seen is None or seen.last_good is None:
             continue  # never resolved: its failures are its rejects
+        if recipe.workflow is not None:
+            continue  # its code stays with the operator (a release never runs any): snapshots only, no live question
         row = live(recipe, seen.last_good, _event_date(recipe, added, first_ok))
         if seen.broken:
             writer.reject({"id": row.id, "recipe": recipe.id}, Health.RECIPE_BROKEN,
