@@ -41,7 +41,11 @@ def check(recipes: Sequence[Recipe], clocks: Sequence[datetime], state: Path, *,
     answers = answers_frame(resolve(recipes, clocks, Path(state) / "work", store=store(state), variables=variables,
                                     now=now, fetcher=fetcher))
     for (at,), part in answers.group_by("at", maintain_order=True):
-        write_parquet(part, answers_dir(state) / f"{at:%Y%m%dT%H%M%SZ}.parquet")
+        path = answers_dir(state) / f"{at:%Y%m%dT%H%M%SZ}.parquet"
+        if path.is_file():  # a clock checked again: these recipes' answers replace theirs, the others' stay
+            kept = pl.read_parquet(path).filter(~pl.col("id").is_in(part["id"].implode()))
+            part = pl.concat([kept, part], how="vertical").sort("id")
+        write_parquet(part, path)
     return answers
 
 
