@@ -9,6 +9,7 @@ from a release (a dataset downloaded from the Hub) never run code: only recipe f
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import IO
 
 from timelyqa.official import clock
 from timelyqa.official.extract import Fail, Value, finish
@@ -37,22 +39,35 @@ def environment(recipe: Recipe, at: datetime, home: Path) -> dict[str, str]:
 
 def run(recipe: Recipe, script: Path, at: datetime, *, timeout: float = TIMEOUT) -> Value | Fail:
     """The workflow's answer at clock `at`, or why there is none (an error, no output, past its time, not valid)."""
-    with tempfile.TemporaryDirectory(prefix="timelyqa-workflow-") as scratch:
+    # Output goes to unnamed files, not pipes: a pipe would be held open by any process the workflow left behind
+    # (one in a session of its own escapes the group kill), and reading it to its end would outlast the time limit.
+    with (tempfile.TemporaryDirectory(prefix="timelyqa-workflow-", ignore_cleanup_errors=True) as scratch,
+          tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err):
         home = Path(scratch)
         # -I: isolated mode, so no PYTHON* variable, user site or current folder shapes what the code imports.
         proc = subprocess.Popen([sys.executable, "-I", str(Path(script).resolve())], cwd=home,
-                                env=environment(recipe, at, home), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                env=environment(recipe, at, home), stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                start_new_session=True)
         try:
-            out, err = proc.communicate(timeout=timeout)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)  # the whole group: a workflow's browser goes with it
-            proc.communicate()
+            proc.wait()
             return Fail(Failure.WORKFLOW_TIMEOUT, f"{script.name}: still running after {timeout:g} s, killed")
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)  # what it left running in its group, once it has answered
+        printed, errors = _tail(out), _tail(err)
     if proc.returncode:
-        tail = " ".join(err[-_OUTPUT_CAP:].decode("utf-8", "replace").split()[-30:])
+        tail = " ".join(errors.split()[-30:])
         return Fail(Failure.WORKFLOW_FAILED, f"{script.name}: exit {proc.returncode}: {tail or 'no error output'}")
-    lines = [line.strip() for line in out[-_OUTPUT_CAP:].decode("utf-8", "replace").splitlines() if line.strip()]
+    lines = [line.strip() for line in printed.splitlines() if line.strip()]
     if not lines:
         return Fail(Failure.WORKFLOW_FAILED, f"{script.name}: printed no answer")
     return finish(recipe, [[lines[-1]]])
+
+
+def _tail(file: IO[bytes]) -> str:
+    """The last _OUTPUT_CAP bytes a workflow wrote, as text."""
+    size = file.seek(0, os.SEEK_END)
+    file.seek(max(0, size - _OUTPUT_CAP))
+    return file.read().decode("utf-8", "replace")
