@@ -517,3 +517,13 @@ def test_live_resolve_refuses_a_bad_clock_in_one_line(tmp_path: Path, at: str, s
     assert proc.returncode == 2
     assert one_line(proc).startswith(f"error: {said}: ")
     assert not (tmp_path / "out").exists(), "nothing was done"
+
+
+@pytest.mark.slow
+def test_live_resolve_with_no_valid_recipe_stops_naming_each_refused_file(tmp_path: Path) -> None:
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "a.yaml").write_text("recipe: 1\nid: a\n")
+    proc = timelyqa("live", "resolve", "--recipes", tmp_path / "recipes", "--out", tmp_path / "out")
+    assert proc.returncode == 2 and not (tmp_path / "out" / "answers.parquet").exists()
+    assert "refused: " in proc.stderr and "a.yaml" in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("error: --recipes ") and "no valid recipe" in proc.stderr

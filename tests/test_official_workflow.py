@@ -119,6 +119,7 @@ def test_a_workflow_past_its_time_limit_is_killed_with_its_children(tmp_path: Pa
     assert not alive(child), "the workflow's own children go with it"
 
 
+@pytest.mark.slow  # two real time limits of 0.8 s: kept out of make check's minute
 @pytest.mark.parametrize("answers", [False, True], ids=["runs-on", "answers-then-exits"])
 def test_a_process_a_workflow_leaves_behind_does_not_stretch_its_time_limit(tmp_path: Path, answers: bool) -> None:
     """A child in a session of its own escapes the group kill and keeps the workflow's output open: the resolver

@@ -67,6 +67,8 @@ def resolve(
         catalog = load(recipes, allow_workflows=allow_workflows)
         for dropped in catalog.refused:
             console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
+        if not catalog.recipes:
+            raise ConfigError(f"--recipes {recipes}: no valid recipe ({len(catalog.refused)} refused)")
         answers = resolve_all(catalog.recipes, [moment], out / "work", store=PageStore(out / "pages"),
                               variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout)
         path = write_answers(answers, out)
