@@ -20,6 +20,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import publish_funnel, secret
+from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.official import health, pipeline
@@ -83,8 +84,6 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("
     with ExitStack() as stack:
         if recipes is None:
             if bundle is None:
-                from timelyqa.errors import ConfigError  # noqa: PLC0415
-
                 raise ConfigError("give recipes (a folder of recipe files) or a bundle")
             world = Bundle.load(Path(bundle))
             root = Path(bundle).parent

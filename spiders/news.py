@@ -11,24 +11,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import polars as pl
-from scrapy import Request, Spider
-from scrapy.crawler import Crawler
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
+from spiders.browser import browser_meta, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
+from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
@@ -36,7 +36,6 @@ from timelyqa.news.extract import extract
 from timelyqa.news.frames import ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED
 from timelyqa.news.outlets import ARCHIVES, Outlets, archived
 
-JOURNAL = "pages.jsonl"
 STATS = "crawl_stats.json"
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider, to be dropped as dead links with their status; redirects are still followed."""
@@ -86,7 +85,7 @@ class OutletGuard:
         return self._private[host]
 
 
-class NewsSpider(Spider):
+class NewsSpider(JournaledSpider):
     name = "news"
     custom_settings = {"ITEM_PIPELINES": {"spiders.news.NewsStore": 300}}
 
@@ -110,19 +109,8 @@ class NewsSpider(Spider):
         if self.guard.archive:
             rendering.ALLOWED.add(self.guard.archive)
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSpider:
-        """Before Scrapy opens its job folder's queue: a crawl resumed over a journal drops that queue, since the
-        journal says what is done and `start` asks again for all the rest. Scrapy's disk queue is saved only on a
-        clean stop; after a kill its files lie, and a request they hold half-written is lost."""
-        spider: NewsSpider = super().from_crawler(crawler, *args, **kwargs)
-        job = crawler.settings.get("JOBDIR")
-        if job and (Path(spider.out) / JOURNAL).is_file():
-            shutil.rmtree(Path(job) / "requests.queue", ignore_errors=True)
-        return spider
-
     async def start(self) -> Any:
-        self._replay(Path(self.out) / JOURNAL)
+        self.replay()
         for key, rows in self.cites.items():
             if key in self.fetched:
                 continue
@@ -133,22 +121,12 @@ class NewsSpider(Spider):
                 continue
             yield self._request(key, url, min(r["event_date"] for r in rows), rows[0]["render"])
 
-    def _replay(self, journal: Path) -> None:
-        """A crawl started again over a killed one: the links its journal holds are done, and not asked again."""
-        if journal.is_file():
-            for line in journal.read_text(encoding="utf-8").splitlines():
-                try:
-                    self.fetched.add(json.loads(line)["key"])
-                except (json.JSONDecodeError, KeyError):  # the line the kill cut short: that link is asked again
-                    continue
-        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
-
     def _request(self, key: str, url: str, day: date, render: str) -> Request:
         """The live page, or its archived copy (Wayback's capture nearest the earliest citing event's day)."""
         meta: dict[str, Any] = {"key": key, "render": render, "handle_httpstatus_list": ERROR_STATUSES,
                                 "download_timeout": self.page_timeout, "archived": self.archive != "none"}
         if render == "always":
-            meta |= _browser()
+            meta |= browser_meta()
         # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
         # keeps every link to one first request).
         return Request(archived(url, day, self.archive, self.base), callback=self.parse, errback=self.failed,
@@ -163,8 +141,8 @@ class NewsSpider(Spider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **_browser(), "render_reason": needed, "dont_cache": True, "static_html": html,
-                          "static_status": response.status,
+                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
+                          "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered)
@@ -173,9 +151,7 @@ class NewsSpider(Spider):
         """Chromium could not give the page (its scripts never settle, say): the page as served stands."""
         request: Request = failure.request  # type: ignore[attr-defined]
         self.crawler.stats.inc_value(f"render/failed/{failure_reason(failure)}")
-        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
-                              status=request.meta["static_status"], request=request)
-        yield self._page(static, request.meta["static_html"], rendered=False)
+        yield self._page(served_as_is(request), request.meta["static_html"], rendered=False)
 
     def _page(self, response: Response, html: str | None, *, rendered: bool) -> dict[str, Any]:
         meta = response.meta
@@ -218,36 +194,16 @@ def _item(key: str, url: str, *, final_url: str | None = None, status: int | Non
             "archive_url": archive_url, "fetched_at": datetime.now(UTC).isoformat()}
 
 
-def _browser() -> dict[str, Any]:
-    from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
-
-    return {"playwright": True, "playwright_page_methods": [
-        PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
-
-
 def _is_html(response: TextResponse) -> bool:
     kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
     return kind in ("text/html", "application/xhtml+xml", "")
 
 
-class NewsStore:
+class NewsStore(JournalPipeline):
     """An item pipeline: each fetched page is extracted (timelyqa.news.extract) and judged for every event citing
     its link: kept as an article, or dropped as `empty_page`, `not_article` or `outside_window` (the event's own
     window); a link that gave no page is dropped with its reason. Each link's rows are appended to the journal at
     once; at the end articles.parquet, dropped.parquet and crawl_stats.json are written from the whole journal."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> NewsStore:
-        return cls(crawler)
-
-    def open_spider(self) -> None:
-        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
-        out.mkdir(parents=True, exist_ok=True)
-        self.journal = (out / JOURNAL).open("a", encoding="utf-8")
 
     def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
         spider: Any = self.crawler.spider

@@ -11,30 +11,29 @@ started again asks only for the pages the journal lacks.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import polars as pl
-from scrapy import Request, Spider
-from scrapy.crawler import Crawler
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure as TwistedFailure
 
 from spiders import render as rendering
+from spiders.browser import browser_meta, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
+from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
 from spiders.urls import canonical, is_crawlable
 from timelyqa.files import write_parquet, write_text
 from timelyqa.official.pages import FETCH_SCHEMA, FETCHES, RENDERS, PageStore
 from timelyqa.official.reasons import Failure
 
-JOURNAL = "pages.jsonl"
 STATS = "crawl_stats.json"
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider, to fail with their status (after the retry a 5xx gets); redirects are followed."""
@@ -43,11 +42,12 @@ _MARKUP = frozenset({"text/html", "application/xhtml+xml", "text/xml", "applicat
 _STRONGER = {"never": 0, "auto": 1, "always": 2}
 
 
-class OfficialSpider(Spider):
+class OfficialSpider(JournaledSpider):
     """The guard allows exactly the host:port of the requested URLs (loopback too: the operator named them in the
     recipes or with --var), for every request, redirect and Chromium sub-request."""
 
     name = "official"
+    journal_key = "page"
     custom_settings = {"ITEM_PIPELINES": {"spiders.official.FetchStore": 300}}
 
     def __init__(self, requests: str, out: str, store: str, render: str = "never", page_timeout: str = "30",
@@ -71,18 +71,8 @@ class OfficialSpider(Spider):
         self.fetched: set[str] = set()  # pages in the journal (spiders.once.OnceMiddleware reads it)
         rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load too
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> OfficialSpider:
-        """As spiders.news does: a crawl resumed over a journal drops Scrapy's queue (saved only on a clean stop, so
-        after a kill its files lie); the journal says what is done and `start` asks again for all the rest."""
-        spider: OfficialSpider = super().from_crawler(crawler, *args, **kwargs)
-        job = crawler.settings.get("JOBDIR")
-        if job and (Path(spider.out) / JOURNAL).is_file():
-            shutil.rmtree(Path(job) / "requests.queue", ignore_errors=True)
-        return spider
-
     async def start(self) -> Any:
-        self._replay(Path(self.out) / JOURNAL)
+        self.replay()
         for page, url in self.urls.items():
             if page in self.fetched:
                 continue
@@ -92,20 +82,10 @@ class OfficialSpider(Spider):
             meta: dict[str, Any] = {"key": page, "render": self.renders[page], "download_timeout": self.page_timeout,
                                     "handle_httpstatus_list": ERROR_STATUSES}
             if self.renders[page] == "always":
-                meta |= _browser()
+                meta |= browser_meta()
             # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks
             # (OnceMiddleware keeps every page to one first request).
             yield Request(url, callback=self.parse, errback=self.failed, meta=meta, dont_filter=True)
-
-    def _replay(self, journal: Path) -> None:
-        """A crawl started again over a killed one: the pages its journal holds are done, and not asked again."""
-        if journal.is_file():
-            for line in journal.read_text(encoding="utf-8").splitlines():
-                try:
-                    self.fetched.add(json.loads(line)["page"])
-                except (json.JSONDecodeError, KeyError):  # the line the kill cut short: that page is asked again
-                    continue
-        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
 
     def parse(self, response: Response) -> Iterator[Any]:
         meta = response.meta
@@ -116,8 +96,8 @@ class OfficialSpider(Spider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **_browser(), "render_reason": needed, "dont_cache": True, "static_html": html,
-                          "static_status": response.status,
+                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
+                          "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered, why=_render_reason(meta, html, rendered))
@@ -127,9 +107,7 @@ class OfficialSpider(Spider):
         request: Request = failure.request  # type: ignore[attr-defined]
         reason = failure_reason(failure)
         self.crawler.stats.inc_value(f"render/failed/{reason}")
-        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
-                              status=request.meta["static_status"], request=request)
-        yield self._page(static, request.meta["static_html"], rendered=False,
+        yield self._page(served_as_is(request), request.meta["static_html"], rendered=False,
                          why=f"{request.meta['render_reason']}; Chromium failed ({reason})")
 
     def _page(self, response: Response, html: str | None, *, rendered: bool, why: str | None) -> dict[str, Any]:
@@ -183,35 +161,15 @@ def _item(page: str, url: str, *, final_url: str | None = None, status: int | No
             "render_reason": render_reason, "fetched_at": datetime.now(UTC).isoformat()}
 
 
-def _browser() -> dict[str, Any]:
-    from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
-
-    return {"playwright": True, "playwright_page_methods": [
-        PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
-
-
 def _is_markup(response: TextResponse) -> bool:
     kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
     return kind in _MARKUP or kind.endswith("+xml")
 
 
-class FetchStore:
+class FetchStore(JournalPipeline):
     """An item pipeline: each page that came is put in the page store (its HTML, UTF-8; the sha256 is of those
     bytes) and its row appended to the journal at once; at the end fetches.parquet (one row a request key: keys
     naming the same page share its row) and crawl_stats.json are written from the whole journal."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> FetchStore:
-        return cls(crawler)
-
-    def open_spider(self) -> None:
-        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
-        out.mkdir(parents=True, exist_ok=True)
-        self.journal = (out / JOURNAL).open("a", encoding="utf-8")
 
     def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
         spider: Any = self.crawler.spider

@@ -22,6 +22,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
+from spiders.browser import browser_meta, served_as_is
 from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
@@ -109,20 +110,14 @@ class SiteTreeSpider(Spider):
         # Playwright's TimeoutError here is the wait for the network to go quiet: the page's scripts never settle.
         why = "scripts_never_settle" if type(failure.value).__name__ == "TimeoutError" else failure_reason(failure)
         self.crawler.stats.inc_value(f"render/failed/{why}")
-        static = TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
-                              status=request.meta["static_status"], request=request)
-        yield from self._page(static, request.meta["key"], request.meta["static_html"], rendered=False,
-                              reason=f"render_failed_{why}")
+        yield from self._page(served_as_is(request), request.meta["key"], request.meta["static_html"],
+                              rendered=False, reason=f"render_failed_{why}")
 
     def _render(self, response: Response, key: str, reason: str, html: str) -> Request:
-        from scrapy_playwright.page import PageMethod  # noqa: PLC0415 - only crawls that render load the browser
-
         self.crawler.stats.inc_value(f"render/{reason}")
         return Request(response.url, callback=self.parse, errback=self.render_failed, dont_filter=True,
                        priority=-self.depth[key] + 1,
-                       meta={"key": key, "playwright": True, "render_reason": reason, "dont_cache": True,
-                             "playwright_page_methods": [PageMethod("wait_for_load_state", "networkidle",
-                                                                    timeout=rendering.SETTLE_MS)],
+                       meta={"key": key, **browser_meta(), "render_reason": reason, "dont_cache": True,
                              "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
                              "static_status": response.status, "handle_httpstatus_list": ERROR_STATUSES,
                              "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})

@@ -187,6 +187,7 @@ def new_recipes(
     from timelyqa.official.clock import today_in
     from timelyqa.official.draft import draft, origin, write_review
     from timelyqa.official.pages import PageStore, fetch
+    from timelyqa.official.reasons import reason_of
     from timelyqa.official.recipe import Recipe
     from timelyqa.official.resolve import resolve as resolve_all
     from timelyqa.official.resolve import write_answers
@@ -208,7 +209,7 @@ def new_recipes(
         kept: list[Recipe | Dropped] = [d for d in drafts if isinstance(d, Dropped)]
         for answer in answers:
             if answer.value is None:
-                kept.append(Dropped({"id": answer.recipe.id}, _reason(answer.reason), answer.detail or ""))
+                kept.append(Dropped({"id": answer.recipe.id}, reason_of(answer.reason or ""), answer.detail or ""))
             else:
                 kept.append(answer.recipe)
         write_review(kept, out)
@@ -219,11 +220,3 @@ def new_recipes(
     typer.echo(f"{sum(isinstance(k, Recipe) for k in kept)} drafts resolved now and wait for review in {out}; "
                f"{sum(isinstance(k, Dropped) for k in kept)} dropped")
 
-
-def _reason(value: str | None):  # noqa: ANN202 - a Reason member of whichever family names it
-    from timelyqa.official.reasons import Failure, RecipeReject
-
-    for family in (Failure, RecipeReject):
-        if value in family.__members__.values():
-            return family(value)
-    return Failure.EXTRACTED_NOTHING

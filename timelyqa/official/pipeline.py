@@ -20,18 +20,16 @@ import polars as pl
 
 from timelyqa.manifest import Input, Manifest
 from timelyqa.official import health
-from timelyqa.official.reasons import Failure, Health, RecipeReject
+from timelyqa.official.reasons import Health, reason_of
 from timelyqa.official.record import OfficialRecord
 from timelyqa.official.recipe import Recipe, dump_recipe
 from timelyqa.official.resolve import dates_json
-from timelyqa.reasons import Reason
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.stages import Dropped, StageWriter
 
 SOURCE_NAME = "official_site"
 GENERATOR = "official_recipe_v1"
 """The rows' generator: a recipe of format v1 resolved by this code (the question is the recipe's own)."""
-_REASONS: dict[str, Reason] = {str(r): r for family in (RecipeReject, Failure, Health) for r in family}
 
 
 def family(recipe: Recipe) -> str:
@@ -57,7 +55,7 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
     for row in answers.iter_rows(named=True):
         recipe = by_id[row["id"]]
         if row["status"] != "ok":
-            writer.reject({"recipe": recipe.id, "at": row["at"].isoformat()}, _REASONS[row["reason"]], row["detail"])
+            writer.reject({"recipe": recipe.id, "at": row["at"].isoformat()}, reason_of(row["reason"]), row["detail"])
             continue
         record = snapshot(recipe, row, _event_date(recipe, added, first_ok))
         if record.id not in kept:  # two clocks of one day in the recipe's zone read the same pages: one row

@@ -32,3 +32,11 @@ class Failure(Reason):
 class Health(Reason):
     RECIPE_BROKEN = ("recipe_broken",
                      "the recipe failed on every daily check of the last N days: out of the test split until repaired")
+
+
+def reason_of(value: str) -> Reason:
+    """The member a resolution's `reason` names (answers.parquet holds it as text): a failure, or a recipe refusal."""
+    for family in (Failure, RecipeReject, Health):
+        if value in family._value2member_map_:
+            return family(value)
+    raise ValueError(f"{value!r} is no reason of the official source")
