@@ -25,6 +25,18 @@ EXTRA_MEANING = {
                   "longitudinal set); `as_of` says when the answer was true",
 }
 """What each extra split means, for the card."""
+LIVING = [
+    "Each release starts from the previous one: its rows carry forward exactly as they were released (no released "
+    "row is ever edited), the week's new rows join them, and the split rule above is applied again, so rows age "
+    "from test to validation to train. Carried rows are checked again against the newest state of their source: "
+    "Wikidata rows by their SPARQL query on the new snapshot, Wikipedia rows by their `recompute` rule at the new "
+    "date, site-tree rows against the newest crawl of their pages. A row whose answer no longer holds is retired "
+    "with the reason `answer_changed` (the new fact enters as a new row with its own `event_date`); a row that can "
+    "no longer be checked is retired with its reason. News rows are past events and official-site rows are "
+    "answered at evaluation time: neither has anything to re-check. A row no run re-checked this week stays as it "
+    "was, counted in `CHANGELOG.md` as carried, not re-checked.",
+]
+"""How a release lives from week to week, for the card."""
 
 def _licence(source: str) -> str:
     """The Hub licence id of a source's rows; `other` when its terms follow each row's evidence pages."""
@@ -175,6 +187,7 @@ def _split_section(manifest: dict[str, Any]) -> list[str]:
                   f"- `train`: groups whose latest `event_date` is before {dates['validation_from']}", ""]
     lines += ["Group keys:", ""]
     lines += [f"- `{source}`: {info['group_key']}" for source, info in sorted(manifest["sources"].items())]
+    lines += ["", *LIVING]
     refreshing = [source for source, info in sorted(manifest["sources"].items()) if info.get("refresh_to_train")]
     if refreshing:
         lines += ["", f"Refresh rule ({', '.join(f'`{s}`' for s in refreshing)}; LiveNewsBench's, any period): when a "
@@ -191,7 +204,11 @@ def _funnel_section(manifest: dict[str, Any]) -> list[str]:
         runs = len(info["runs"])
         merged = f"; {info['duplicates_dropped']} duplicate ids merged away" if info["duplicates_dropped"] else ""
         plural = "s" if runs > 1 else ""
-        lines += [f"### {source}", "", f"{info['rows']} released rows from {runs} run{plural}{merged}.", ""]
+        carried = info.get("carried", 0)
+        kept = (f" ({carried} carried from the previous release, {info.get('carried_not_rechecked', 0)} of them not "
+                "re-checked this week)" if carried else "")
+        lines += [f"### {source}", "", f"{info['rows']} released rows{kept} from {runs} run{plural} this week{merged}.",
+                  ""]
         lines += _table(["stage", "count"], [[f"`{s['stage']}`", s["count"]] for s in info["funnel"]]) + [""]
         rejects = sorted(info["rejects"].items(), key=lambda item: (-item[1], item[0]))
         if rejects:
@@ -235,9 +252,14 @@ def _changes_section(manifest: dict[str, Any]) -> list[str]:
     verified = diff.get("human_verified") or {}
     reviewed = (f" {sum(verified.get('added', {}).values())} rows added to human_verified, "
                 f"{sum(verified.get('removed', {}).values())} removed." if any(verified.values()) else "")
-    return lines + [f"Since {previous}: {counts['added']} rows added, {counts['retired']} retired, "
+    why = diff.get("retired_why") or {}
+    reasons = f" ({', '.join(f'{reason}: {n}' for reason, n in why.items())})" if why else ""
+    unchecked = sum((diff.get("carried_not_rechecked") or {}).values())
+    carried = f" {unchecked} carried rows were not re-checked this week." if unchecked else ""
+    return lines + [f"Since {previous}: {counts['added']} rows added, {counts['retired']} retired{reasons}, "
                     f"{counts['moved']} moved between splits, {counts['regenerated']} rewritten by a new "
-                    f"generator version.{refreshed}{reviewed} `CHANGELOG.md` has every release.", ""]
+                    f"generator version.{refreshed}{reviewed}{carried} `CHANGELOG.md` has every release and lists "
+                    "each retired row with its reason.", ""]
 
 
 def _training_section() -> list[str]:

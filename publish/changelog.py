@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,10 @@ from timelyqa.names import current_name
 from timelyqa.record import Split
 
 INDEX_COLUMNS = ["id", "source", "split", "generator"]
+DEFAULT = "default"  # the config of every source's rows with the common columns (publish.card.DEFAULT_CONFIG)
+NOT_RELEASED = "not_released"
+"""Why a row left that no run retired: its source's release rule no longer keeps it (an official-site live
+question out of the test window)."""
 _FROM = (Split.VALIDATION.value, Split.TEST.value)
 _SUFFIX = re.compile(r"^(v\d{4}\.\d{2}\.\d{2})(?:\.(\d+))?$")
 
@@ -41,13 +45,23 @@ def read_config(folder: Path, manifest: dict[str, Any], config: str, *, splits: 
 
 
 def previous_release(folder: Path) -> tuple[dict[str, Any], pl.DataFrame] | None:
-    """The manifest and row index (id, source, split, generator) of the release in `folder`, if any. The index
-    has a human_verified row beside the test row it copies."""
+    """The manifest and row index (id, source, split, generator) of the release in `folder`, if any: every source
+    config's rows (live questions too, which `default` leaves out). The index has a human_verified row beside the
+    test row it copies."""
     manifest = read_manifest(folder)
     if manifest is None:
         return None
-    index = read_config(folder, manifest, "default", columns=INDEX_COLUMNS)
-    return manifest, (index if index is not None else pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS}))
+    frames = [index for config in sorted(manifest.get("configs", {})) if config != DEFAULT
+              if (index := read_config(folder, manifest, config, columns=INDEX_COLUMNS)) is not None]
+    empty = pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS})
+    return manifest, pl.concat([empty, *frames], how="vertical_relaxed")
+
+
+def release_index(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """The row index (id, source, split, generator) of a release's source configs (every config but `default`)."""
+    empty = pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS})
+    return pl.concat([empty, *(df.select(INDEX_COLUMNS) for config, df in sorted(frames.items()) if config != DEFAULT)],
+                     how="vertical_relaxed")
 
 
 def next_version(base: str, previous: str | None) -> str:
@@ -60,13 +74,15 @@ def next_version(base: str, previous: str | None) -> str:
     return f"{base}.{int(m.group(2) or 1) + 1}"
 
 
-def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | None = None,
-            refreshed: Collection[str] = ()) -> dict[str, Any]:
-    """Counts of rows added, retired, moved (per from->to split) and regenerated (generator changed), per source;
-    and the generators renamed (one spelling for versioned names): rows whose generator is only spelled anew.
-    `why` names the reason a source gave for retiring a row (by id), where it gave one. `refreshed` names the
-    sources whose previous validation and test rows this release moved to train (the refresh rule): what moved,
-    per source and from-split. Human-verified rows, copies of test rows, are counted apart (added, removed)."""
+def changes(before: pl.DataFrame, after: pl.DataFrame, why: Mapping[str, Any] | None = None,
+            refreshed: Collection[str] = (), unchecked: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """Counts of rows added, retired, moved (per from->to split, overall and per source) and regenerated (generator
+    changed), per source; and the generators renamed (one spelling for versioned names): rows whose generator is
+    only spelled anew. `why` gives, by id, why a run retired a row (a publish.released Retirement, or a reason);
+    each retired row is listed with its source and reason (`not_released` when no run retired it). `refreshed`
+    names the sources whose previous validation and test rows this release moved to train (the refresh rule):
+    what moved, per source and from-split. `unchecked` counts per source the carried rows no run re-checked.
+    Human-verified rows, copies of test rows, are counted apart (added, removed)."""
     copies = pl.col("split") == Split.HUMAN_VERIFIED.value
     verified_before, verified_after = before.filter(copies), after.filter(copies)
     before, after = before.filter(~copies), after.filter(~copies)
@@ -84,13 +100,21 @@ def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | Non
     refresh: dict[str, dict[str, int]] = {}
     for source, split, n in sorted(to_train.group_by("source", "split_before").len().iter_rows()):
         refresh.setdefault(str(source), {})[f"{split} -> train"] = int(n)
+    moved_by_source: dict[str, dict[str, int]] = {}
+    for source, a, b, n in sorted(moved.group_by("source", "split_before", "split").len().iter_rows()):
+        moved_by_source.setdefault(str(source), {})[f"{a} -> {b}"] = int(n)
+    rows = [_retired_row(row_id, source, (why or {}).get(row_id))
+            for row_id, source in sorted(retired.select("id", "source_before").iter_rows(), key=lambda r: (r[1], r[0]))]
     return {
         "added": _per_source(added, "source"),
         "retired": _per_source(retired, "source_before"),
-        "moved": {f"{a} -> {b}": int(n) for a, b, n in sorted(moved.group_by("split_before", "split").len().iter_rows())},
+        "moved": {f"{a} -> {b}": int(n)
+                  for a, b, n in sorted(moved.group_by("split_before", "split").len().iter_rows())},
+        "moved_by_source": moved_by_source,
         "regenerated": _per_source(regenerated, "source"),
-        "retired_why": dict(sorted(Counter((why or {}).get(i, "not re-checked") for i in retired["id"]).items()))
-        if why else {},
+        "retired_why": dict(sorted(Counter(row["reason"] for row in rows).items())),
+        "retired_rows": rows,
+        "carried_not_rechecked": {s: int(n) for s, n in sorted((unchecked or {}).items()) if n},
         "renamed": {f"{a} -> {b}": int(n)
                     for a, b, n in sorted(renamed.group_by("generator_before", "generator").len().iter_rows())},
         "refreshed": refresh,
@@ -99,6 +123,13 @@ def changes(before: pl.DataFrame, after: pl.DataFrame, why: dict[str, str] | Non
             "removed": _per_source(verified_before.join(verified_after, on="id", how="anti"), "source"),
         },
     }
+
+
+def _retired_row(row_id: str, source: str, why: Any) -> dict[str, str]:
+    reason = getattr(why, "reason", why) or NOT_RELEASED
+    detail = getattr(why, "detail", "") or ("no run retired it: its source's release rule no longer keeps it"
+                                            if why is None else "")
+    return {"id": row_id, "source": source, "reason": str(reason), "detail": detail}
 
 
 def _per_source(df: pl.DataFrame, column: str) -> dict[str, int]:
@@ -119,7 +150,16 @@ def changelog_entry(version: str, created: str, previous: str | None, diff: dict
     lines.append(f"- {total('retired')} rows retired" + _detail(diff["retired"])
                  + (f"; why: {', '.join(f'{k} {n}' for k, n in diff['retired_why'].items())}"
                     if diff.get("retired_why") else ""))
+    for row in diff.get("retired_rows", []):
+        detail = " ".join(row["detail"].split())
+        lines.append(f"  - `{row['id']}` ({row['source']}): {row['reason']}" + (f": {detail}" if detail else ""))
     lines.append(f"- {total('moved')} rows moved between splits" + _detail(diff["moved"]))
+    for source, moves in diff.get("moved_by_source", {}).items():
+        lines.append(f"  - {source}: " + ", ".join(f"{n} {move}" for move, n in moves.items()))
+    unchecked = diff.get("carried_not_rechecked") or {}
+    if unchecked:
+        lines.append(f"- {sum(unchecked.values())} rows carried, not re-checked this week" + _detail(unchecked)
+                     + ": no run checked them again, so they stay as they were")
     lines.append(f"- {total('regenerated')} rows rewritten by a new generator version" + _detail(diff["regenerated"]))
     for source, moves in diff.get("refreshed", {}).items():
         ordered = sorted(moves.items(), key=lambda item: _FROM.index(item[0].split(" -> ")[0]))
@@ -143,11 +183,14 @@ def _detail(counts: dict[str, int]) -> str:
     return f" ({', '.join(f'{k}: {n}' for k, n in counts.items())})" if counts else ""
 
 
-def write_changelog(out: Path, entry: str, version: str) -> None:
-    """Put this release's entry on top, replacing an earlier entry of the same version (a rebuild)."""
+def write_changelog(out: Path, entry: str, version: str, *, history: Path | None = None) -> None:
+    """Put this release's entry on top, replacing an earlier entry of the same version (a rebuild). The entries
+    below are those of `history` (the previous release's folder) when given, else those already in `out`, so a
+    build into a fresh folder writes the same file as one in place."""
     path = out / "CHANGELOG.md"
     header = "# Changelog\n\n"
-    old = path.read_text(encoding="utf-8") if path.is_file() else header
+    source = Path(history) / "CHANGELOG.md" if history is not None else path
+    old = source.read_text(encoding="utf-8") if source.is_file() else header
     body = old.removeprefix(header)
     sections = [s for s in re.split(r"(?m)^(?=## )", body) if s.strip()]
     kept = [s for s in sections if not s.startswith(f"## {version} ")]

@@ -12,13 +12,14 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from publish.card import DEFAULT_CONFIG, render_card
-from publish.changelog import (INDEX_COLUMNS, changelog_entry, changes, next_version, previous_release, read_config,
+from publish.changelog import (changelog_entry, changes, next_version, previous_release, read_config, release_index,
                                write_changelog)
 from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
                             record_decisions, write_decisions)
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
+from timelyqa.released import Retirement, rechecked_ids, released_rows, retirements
 from timelyqa.record import CANARY, RECORD_SCHEMA, Split
 from timelyqa.sources import sources as registered
 from timelyqa.split import (RELEASE_SPLITS, SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text,
@@ -135,7 +136,8 @@ def _level_counts(df: pl.DataFrame) -> dict[str, int]:
     return {str(level): int(n) for level, n in counted.iter_rows()}
 
 
-def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, dropped: int) -> dict[str, Any]:
+def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, dropped: int, *, carried: int = 0,
+                    unchecked: int = 0) -> dict[str, Any]:
     funnel: dict[str, int] = {}
     rejects: dict[str, int] = {}
     usage: dict[str, float] = {}  # model calls, tokens and seconds, for sources that use an LLM
@@ -148,6 +150,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
             rejects[reason] = rejects.get(reason, 0) + count
     return {
         "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source, rows.columns),
+        "carried": carried, "carried_not_rechecked": unchecked,
         "refresh_to_train": _refreshes(source),
         "funnel": [{"stage": stage, "count": count} for stage, count in funnel.items()],
         "rejects": rejects,
@@ -160,20 +163,23 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
 
 def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
                   repo_id: str | None = None, previous: Path | None = None) -> dict[str, Any]:
-    """Build the release folder `out` from source output folders and return its manifest.
+    """Build the release folder `out` from source output folders and the previous release; return its manifest.
 
-    Several folders of one source are merged by id (see merge_runs). Month M of the split rule is taken
-    over all sources together, so every config shares one test window. Rows a source marked `longitudinal`
-    keep that split. Splits with no rows are left out of a config: `datasets` 5.2 cannot load a declared
-    split that has no rows, nor a config holding one.
+    The previous release is the one already in `out`, or `previous` (a folder holding it, such as a checkout of
+    its tag). A release lives from week to week: every row of the previous release carries forward as it was
+    stored, the runs' new rows join them (a run row whose id is already released is that row: the released one is
+    kept, since no released row is edited in place), and the rows a run retired (its rejects of stage `refresh`)
+    leave. The split rule is then applied again over all rows, so rows age from test to validation to train.
+    Several folders of one source are merged by id (see merge_runs). Month M of the split rule is taken over all
+    sources together, so every config shares one test window. Rows a source marked `longitudinal` keep that split.
+    Splits with no rows are left out of a config: `datasets` 5.2 cannot load a declared split that has no rows.
 
-    The previous release is the one already in `out`, or `previous` (a folder holding it, such as a
-    checkout of its tag). CHANGELOG.md gets an entry counting what changed since it. A source whose registry
-    entry sets `refresh_to_train` has the previous release's validation and test rows moved to train when this
-    release's newest month is later (timelyqa.split.keep_in_train). The previous release's review decisions
-    are carried over and give each config its `human_verified` split (publish/review.py). A rebuild whose
-    data files equal the previous release's keeps its version and date, so every file stays the same;
-    otherwise the version is `vYYYY.MM.DD` of `created`, with `.2`, `.3`... when that day is taken.
+    CHANGELOG.md gets an entry saying what changed since the previous release. A source whose registry entry sets
+    `refresh_to_train` has the previous release's validation and test rows moved to train when this release's
+    newest month is later (timelyqa.split.keep_in_train). The previous release's review decisions are carried over
+    and give each config its `human_verified` split (publish/review.py). The date and version come from the inputs
+    (the newest run's `as_of`) unless `created` or `version` is given, so the same inputs give the same bytes; a
+    rebuild whose data files equal the previous release's keeps its version and date.
     """
     if not sources:
         raise ConfigError("release: no source folders given")
@@ -184,17 +190,23 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
         by_source.setdefault(run.source, []).append(run)
     prior_folder = Path(previous) if previous else out
     prior = previous_release(prior_folder)
+    if previous is not None and prior is None:
+        raise ConfigError(f"--previous {previous}: not a release folder (no manifest.json of a release)")
 
     merged = {source: merge_runs(group) for source, group in by_source.items()}
-    dates = [d for df, _ in merged.values() if (d := newest_event_date(df)) is not None]
+    retired = {row_id: why for run in runs for row_id, why in retirements(run.folder).items()}
+    carried = {source: released_rows(prior_folder, source) for source in _source_configs(prior[0])} if prior else {}
+    living = {source: living_rows(carried.get(source), merged[source][0] if source in merged else None, set(retired))
+              for source in sorted(set(merged) | set(carried))}
+    living = {source: df for source, df in living.items() if df.height}
+    dates = [d for df in living.values() if (d := newest_event_date(df)) is not None]
     if not dates:  # nothing to declare: a card without configs does not load
         raise ConfigError(f"release: no dated questions in {', '.join(str(folder) for folder in sources)}")
     newest: date = max(dates)
     refresh = prior is not None and _month(newest) > _month(prior[0].get("split_dates", {}).get("newest_event_date"))
-    refreshed = sorted(s for s in by_source if _refreshes(s)) if refresh else []
+    refreshed = sorted(s for s in living if _refreshes(s)) if refresh else []
     frames: dict[str, pl.DataFrame] = {}
-    for source, (df, _) in merged.items():
-        df = df.with_columns(pl.lit(CANARY, dtype=pl.String()).alias("canary"))
+    for source, df in living.items():
         key = group_key_for(source, df.columns)
         df = assign_splits(df, group_key=key, newest=newest)
         if prior is not None and _refreshes(source):
@@ -209,11 +221,48 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     decisions = read_decisions(prior_folder) if prior is not None else {}
     if out.resolve() != prior_folder.resolve():
         decisions = merge_decisions(decisions, read_decisions(out))
-    summaries = {source: _source_summary(source, group, frames[source], merged[source][1])
-                 for source, group in by_source.items()}
-    return write_release(out, frames, decisions, prior=prior, version=version, created=created, repo_id=repo_id,
-                         sources=summaries, dates=split_dates(frames[DEFAULT_CONFIG], newest=newest),
-                         why=retired_why(runs), refreshed=refreshed)
+    # Re-checked this week: a run found the row still true (rechecked.parquet), made it again, or retired it.
+    checked = {i for run in runs for i in (*rechecked_ids(run.folder), *run.questions.get_column("id").to_list())}
+    checked |= set(retired)
+    unchecked = {source: frames[source].join(df.select("id"), on="id", how="semi")
+                 .filter(~pl.col("id").is_in(list(checked))).height
+                 for source, df in carried.items() if source in frames and df.height}
+    summaries = {source: _source_summary(source, by_source.get(source, []), frames[source],
+                                         merged[source][1] if source in merged else 0,
+                                         carried=_carried_count(carried.get(source), frames[source]),
+                                         unchecked=unchecked.get(source, 0))
+                 for source in living}
+    return write_release(out, frames, decisions, prior=prior, version=version,
+                         created=created or max(run.as_of for run in runs), repo_id=repo_id, sources=summaries,
+                         dates=split_dates(frames[DEFAULT_CONFIG], newest=newest), why=retired, refreshed=refreshed,
+                         unchecked=unchecked, history=prior_folder)
+
+
+def living_rows(carried: pl.DataFrame | None, new: pl.DataFrame | None, retired: set[str]) -> pl.DataFrame:
+    """One source's rows this week: the carried rows as stored, then the new rows whose id is not already
+    released, without the retired ids; `canary` set on the new rows (the carried ones have it as stored)."""
+    parts = []
+    if carried is not None and carried.height:
+        parts.append(carried.filter(~pl.col("id").is_in(list(retired))))
+    if new is not None:
+        new = new.filter(~pl.col("id").is_in(list(retired)))
+        if parts:
+            new = new.join(carried.select("id"), on="id", how="anti")
+        parts.append(new.with_columns(pl.lit(CANARY, dtype=pl.String()).alias("canary")))
+    if not parts:
+        return pl.DataFrame(schema=RECORD_SCHEMA)
+    # Relaxed: a source whose code gained a column since gives the carried rows that column empty, nothing else.
+    return pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
+
+
+def _source_configs(manifest: dict[str, Any]) -> list[str]:
+    return sorted(config for config in manifest.get("configs", {}) if config != DEFAULT_CONFIG)
+
+
+def _carried_count(carried: pl.DataFrame | None, rows: pl.DataFrame) -> int:
+    if carried is None or not carried.height:
+        return 0
+    return rows.join(carried.select("id"), on="id", how="semi").height
 
 
 def _month(day: date | str | None) -> int:
@@ -231,10 +280,12 @@ def _refreshes(source: str) -> bool:
 def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisions, *,
                   prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
                   repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
-                  why: dict[str, str], refreshed: list[str]) -> dict[str, Any]:
+                  why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None = None,
+                  history: Path | None = None) -> dict[str, Any]:
     """Write the split rows of every config (`default` first), the decisions, manifest, card and changelog.
 
     Each config gets its `human_verified` split here, from the accepted decisions that apply to its test rows.
+    The changelog continues the one in `history` (the previous release's folder), or the one in `out`.
     """
     created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
     frames = {config: pl.concat([df, human_verified(df, decisions)], how="vertical")
@@ -260,13 +311,15 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
     prior_manifest = prior[0] if prior else None
     if (prior_manifest and version in (None, prior_manifest["version"]) and _same_data(files, prior_manifest)
             and _digests(reviews) == _digests(prior_manifest.get("reviews") or {})):
+        # The same release again: its rows, and so what it said of where they came from, stay as they were.
         version, stamp = prior_manifest["version"], prior_manifest["created"]
         before, diff = prior_manifest.get("previous_version"), prior_manifest.get("changes")
+        sources = prior_manifest.get("sources", sources)
     else:
         version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest["version"])
         stamp = created.isoformat()
         before = prior_manifest["version"] if prior_manifest else None
-        diff = changes(prior[1], frames[DEFAULT_CONFIG].select(INDEX_COLUMNS), why, refreshed) if prior else None
+        diff = changes(prior[1], release_index(frames), why, refreshed, unchecked) if prior else None
     manifest = {
         "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
         "previous_version": before, "changes": diff,
@@ -279,7 +332,7 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
     notes = [line for summary in sources.values() for run in summary.get("runs", [])
              for line in run["manifest"].get("details", {}).get("changelog", [])]
-    write_changelog(out, changelog_entry(version, stamp, before, diff, notes), version)
+    write_changelog(out, changelog_entry(version, stamp, before, diff, notes), version, history=history)
     return manifest
 
 
@@ -311,21 +364,6 @@ def import_review(file: Path, release: Path, *, now: datetime | None = None) -> 
     """`timelyqa review import`: take a reviewed file's decisions into the release, then rebuild its splits."""
     result = record_decisions(file, release, now=now)
     return result, apply_reviews(release, created=now)
-
-
-def retired_why(runs: list[SourceRun]) -> dict[str, str]:
-    """The reason each source gave for retiring a released row (its rejects of stage `refresh`, by row id)."""
-    why: dict[str, str] = {}
-    for run in runs:
-        rejected = run.folder / REJECTED
-        if not rejected.is_file():
-            continue
-        for reason, item in pl.read_parquet(rejected).filter(pl.col("stage") == "refresh").select(
-                "reason", "item").iter_rows():
-            row_id = json.loads(item).get("id")
-            if row_id:
-                why[row_id] = reason
-    return why
 
 
 def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] | None:

@@ -15,11 +15,14 @@ from timelyqa.record import Rejected, to_frame
 
 
 def write_source(folder: Path, frame: pl.DataFrame, source: str, *, as_of: str = "2026-06-01T00:00:00+00:00",
-                 **manifest: Any) -> Path:
-    """`folder` holding `frame` as questions.parquet, one reject and a valid manifest; `manifest` overrides its keys."""
+                 retired: dict[str, str] | None = None, **manifest: Any) -> Path:
+    """`folder` holding `frame` as questions.parquet, one reject and a valid manifest; `manifest` overrides its keys.
+    `retired` adds a reject of stage `refresh` for each released row id, with its reason (the run retires them)."""
     folder.mkdir(parents=True)
     frame.write_parquet(folder / QUESTIONS)
     rejected = [Rejected(source=source, stage="verify", reason="answer_not_unique", detail="2 rows", item="Q9")]
+    rejected += [Rejected(source=source, stage="refresh", reason=reason, detail=f"released row {row_id}: {reason}",
+                          item=json.dumps({"id": row_id})) for row_id, reason in sorted((retired or {}).items())]
     to_frame(rejected, Rejected).write_parquet(folder / REJECTED)
     body = {"source": source, "inputs": {"after": {"path": "dump.json.gz", "sha256": "ab" * 32}},
             "counts": {"entities": 40, "candidates": 20, "verified": frame.height},

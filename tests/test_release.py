@@ -202,15 +202,19 @@ def test_two_runs_of_one_source_merge_to_one_row_per_id(tmp_path: Path, load: Ca
     assert file_hashes(tmp_path / "release") == file_hashes(tmp_path / "again")
 
 
-def test_rebuilding_in_place_removes_the_old_data_files_only(sources: list[Path], tmp_path: Path) -> None:
+def test_rebuilding_in_place_removes_the_old_data_files_only(sources: list[Path], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rows no longer leave by being absent from a run (they carry forward): shards are what a rebuild replaces.
     release = tmp_path / "release"
+    monkeypatch.setattr("publish.release.ROWS_PER_SHARD", 5)
     build_release(sources, release, created=CREATED)
     (release / "notes.txt").write_text("kept\n")
+    monkeypatch.setattr("publish.release.ROWS_PER_SHARD", 250_000)
     build_release(sources[:1], release, created=CREATED)
-    assert not list((release / "bulletin").glob("*.parquet"))
+    assert sorted(p.name for p in (release / "wikidata").glob("test-*")) == ["test-00000-of-00001.parquet"]
     assert (release / "notes.txt").read_text() == "kept\n"
     data = {name: digest for name, digest in file_hashes(release).items() if name.endswith(".parquet")}
-    fresh = file_hashes(build_once(sources[:1], tmp_path / "fresh"))
+    fresh = file_hashes(build_once(sources, tmp_path / "fresh"))
     assert data == {name: digest for name, digest in fresh.items() if name.endswith(".parquet")}
 
 
@@ -303,19 +307,23 @@ def test_a_second_release_the_same_day_gets_a_suffix_and_a_changelog_entry(sourc
                                                                            tmp_path: Path) -> None:
     release = tmp_path / "release"
     build_release(sources, release, created=CREATED)
+    first_q1 = [r.id for r in wikidata_rows()[:2]]
     later = [wikidata_row("Q7", 9, date(2026, 6, 1)), *wikidata_rows()[2:]]  # Q1's two rows retired, one added
-    newer = write_source(tmp_path / "wikidata-2", to_frame(later, WikidataRecord), "wikidata")
+    newer = write_source(tmp_path / "wikidata-2", to_frame(later, WikidataRecord), "wikidata",
+                         retired=dict.fromkeys(first_q1, "answer_changed"))
     second = build_release([newer, sources[1]], release, created=CREATED)
-    third = build_release(sources, release, created=CREATED)
+    third = build_release(sources, release, created=CREATED)  # Q1's rows come back as the runs' new rows
     assert (second["version"], third["version"]) == ("v2026.06.02.2", "v2026.06.02.3")
     assert second["previous_version"] == "v2026.06.02"
     # Q7 on 1 June makes June the newest month: Q4 and Q6 (April) move to validation, Q3 (March) to train.
     assert second["changes"]["added"] == {"wikidata": 1}
     assert second["changes"]["retired"] == {"wikidata": 2}
     assert second["changes"]["moved"] == {"test -> validation": 4, "validation -> train": 2}
+    assert third["changes"]["added"] == {"wikidata": 2} and third["changes"]["retired"] == {}
     log = (release / "CHANGELOG.md").read_text()
     assert log.index("## v2026.06.02.3") < log.index("## v2026.06.02.2") < log.index("## v2026.06.02 ")
-    assert "- 1 rows added (wikidata: 1)" in log and "- 2 rows retired (wikidata: 2)" in log
+    assert "- 1 rows added (wikidata: 1)" in log and "- 2 rows retired (wikidata: 2); why: answer_changed 2" in log
+    assert f"  - `{first_q1[0]}` (wikidata): answer_changed: released row {first_q1[0]}: answer_changed" in log
     assert "First release." in log
 
 

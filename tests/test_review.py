@@ -238,16 +238,19 @@ def test_a_later_release_carries_the_decisions_and_applies_them(release: Path, t
         assert manifest["changes"]["added"] == {"toy": 1}
 
 
-def test_a_rewritten_row_is_not_verified_until_reviewed_again(release: Path, tmp_path: Path) -> None:
-    import_review(reviewed_file(tmp_path), release, now=REVIEWED)
+def test_a_run_cannot_rewrite_a_released_row_so_its_verification_stands(release: Path, tmp_path: Path) -> None:
+    # A released row is never edited in place (issue 12): a run's row with a released id is that row, and the
+    # release keeps it as stored, with the reviewer's verdict on it. A new answer needs a new row (a new id).
+    _, reviewed = import_review(reviewed_file(tmp_path), release, now=REVIEWED)
     rewritten = [row.model_copy(update={"answer": "Mayor Crail0 Jr."}) if row.id == CRAIL else row for row in FIRST]
     manifest = build_release([write_source(tmp_path / "toy-may-2", to_frame(rewritten, ToyRecord), "toy")], release,
                              created=datetime(2026, 6, 6, tzinfo=UTC))
-    assert "human_verified" not in manifest["configs"]["toy"]["splits"]
-    assert manifest["changes"]["human_verified"] == {"added": {}, "removed": {"toy": 1}}
+    assert "human_verified" in manifest["configs"]["toy"]["splits"]
+    assert manifest["version"] == reviewed["version"], "nothing changed: the same release"
+    test = pl.read_parquet(release / "toy" / "test-00000-of-00001.parquet")
+    assert dict(test.select("id", "answer").iter_rows())[CRAIL] == BY_ID[CRAIL].answer
     export_review(release, "toy", tmp_path / "again.jsonl")
-    assert {item["id"]: item["answer"] for item in read_lines(tmp_path / "again.jsonl")} == {
-        CRAIL: "Mayor Crail0 Jr.", DUNMORE_1: BY_ID[DUNMORE_1].answer}
+    assert [item["id"] for item in read_lines(tmp_path / "again.jsonl")] == [DUNMORE_1], "Crail's verdict stands"
 
 
 def test_a_refresh_moves_verified_rows_to_train_and_the_split_is_left_out(release: Path, tmp_path: Path,

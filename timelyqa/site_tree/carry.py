@@ -1,5 +1,7 @@
-"""A later crawl's verdict on released rows: those still true carried forward as of the new crawl, the others
-dropped with the reason, so the next release's changelog says why each one left."""
+"""A later crawl's verdict on released rows: those still true re-emitted as of the new crawl, the others rejected
+at stage `refresh` with the reason, which retires them from the next release (its changelog says why). The release
+keeps a row still true as it was stored (a run row with a released id is that row): re-emitting it marks it
+re-checked this week."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ from pathlib import Path
 
 import polars as pl
 
-from timelyqa.errors import ConfigError
 from timelyqa.reasons import Reason
-from timelyqa.record import Verification
+from timelyqa.released import released_rows as shared_released_rows
+from timelyqa.record import Verification, polars_schema
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.refresh import CHANGED, KEPT, recheck
 from timelyqa.stages import Dropped
@@ -22,19 +24,18 @@ class RefreshReject(Reason):
 
 
 def released_rows(previous: Path) -> pl.DataFrame:
-    """The site-tree rows of a release folder (its `site_tree` config) or of a source output folder."""
-    previous = Path(previous)
-    files = ([previous / "questions.parquet"] if (previous / "questions.parquet").is_file()
-             else sorted((previous / "site_tree").glob("*.parquet")))
-    if not files:
-        raise ConfigError(f"{previous}: no site-tree rows (no questions.parquet, no site_tree/*.parquet)")
-    return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed").unique("id", keep="first")
+    """The site-tree rows of a release folder (its `site_tree` config) or of a source output folder; none when the
+    release has no site-tree rows yet (the first crawl against a release of other sources re-checks nothing)."""
+    rows = shared_released_rows(previous, "site_tree")
+    return rows if rows.width else pl.DataFrame(schema=polars_schema(SiteTreeRecord))
 
 
 def carry(previous: pl.DataFrame, pages: pl.DataFrame, *, as_of: datetime, made: set[str]
           ) -> tuple[list[SiteTreeRecord], list[Dropped]]:
     """Each released row of the crawled roots re-checked against `pages`: still true and not made again by this
     run, carried forward as of `as_of`; changed or gone, dropped with its reason and the row's id."""
+    if previous.is_empty():
+        return [], []
     roots = set(pages.get_column("root_url").drop_nulls())
     rows = previous.filter(pl.col("root_url").is_in(list(roots)))
     by_id = {row["id"]: row for row in rows.iter_rows(named=True)}
