@@ -9,7 +9,8 @@ from prefect import flow, task
 
 from flows.common import RETRY_TRANSIENT, publish_funnel
 from timelyqa.manifest import Manifest
-from timelyqa.wikidata import pipeline
+from timelyqa.released import released_rows
+from timelyqa.wikidata import pipeline, recheck
 
 
 @task
@@ -41,6 +42,19 @@ def verify_questions(candidates: Path, t1_dir: Path, workdir: Path, endpoint: st
 
 
 @task
+def check_previous(previous: Path) -> int:
+    """How many Wikidata rows the previous release has; a folder that is not a release fails the run before work."""
+    return released_rows(previous, "wikidata").height
+
+
+@task(**RETRY_TRANSIENT)
+def recheck_released(previous: Path, workdir: Path, endpoint: str | None, t1_dir: Path,
+                     settings: pipeline.Settings) -> Path:
+    return recheck.recheck_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint,
+                                    rdf=t1_dir / "rdf.nt", concurrency=settings.concurrency)
+
+
+@task
 def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> Manifest:
     return pipeline.finish(workdir, out, settings=settings)
 
@@ -48,18 +62,21 @@ def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> Mani
 @flow(name="wikidata")
 def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None, seed: int = 0,
                   max_anchors: int | None = None, batch_size: int = 500, concurrency: int = 2,
-                  before_endpoint: str | None = None) -> dict[str, Any]:
+                  before_endpoint: str | None = None, previous: str | None = None) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps, verified by SPARQL against `after`, and
     dropped when `before` gives the same single answer.
 
     `endpoint` is a SPARQL endpoint already holding `after`, `before_endpoint` one holding `before`; a dump
     without one is loaded into a local Oxigraph.
     `seed` and `max_anchors` choose which changes become questions; `batch_size` is questions per SPARQL query,
-    `concurrency` how many such queries are in flight at once.
+    `concurrency` how many such queries are in flight at once. `previous` is the last release: its Wikidata rows
+    are asked again of `after`, and those no longer true are rejected at stage `refresh` (retired from the next).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     before_dump, after_dump, out_dir = Path(before), Path(after), Path(out)
     check_inputs(before_dump, after_dump, endpoint, before_endpoint)
+    if previous:
+        check_previous(Path(previous))
     settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
@@ -68,6 +85,8 @@ def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None
     delta = compute_delta(t0, t1, workdir)
     candidates = synthesize_questions(t1, delta, workdir, settings)
     verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
+    if previous:
+        recheck_released(Path(previous), workdir, endpoint, t1, settings)
     manifest = write_outputs(workdir, out_dir, settings)
     publish_funnel(manifest, out=str(out_dir))
     return manifest.model_dump(mode="json")

@@ -135,3 +135,58 @@ def test_datasets_loads_the_second_release(weeks: dict[str, Path], tmp_path: Pat
     assert sum(d.num_rows for d in everything.values()) == 12 - 1 + 2 + 3
     test = load(str(tmp_path / "release-2"), "wikidata", split="test")
     assert NEW_FACT.id in test["id"] and CHANGED not in test["id"]
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "wikidata"
+YUKI = "Q1070321"  # Yuki Dubois: a defender (Q336286) at T1, a forward (Q280658) a week later
+
+
+def week_two_dump(folder: Path) -> Path:
+    """T1 with one edit a week later: Yuki Dubois's position changed from defender to forward."""
+    import gzip  # noqa: PLC0415
+
+    lines = gzip.decompress((FIXTURES / "t1.json.gz").read_bytes()).decode().splitlines()
+    edited = [line.replace('"numeric-id":336286,"id":"Q336286"', '"numeric-id":280658,"id":"Q280658"')
+              .replace('"modified":"2026-10-21T11:25:33Z"', '"modified":"2026-11-04T09:00:00Z"')
+              .replace('"lastrevid":22', '"lastrevid":23') if f'"id":"{YUKI}"' in line else line for line in lines]
+    assert edited != lines
+    path = folder / "t2.json.gz"
+    path.write_bytes(gzip.compress("\n".join(edited).encode() + b"\n", mtime=0))
+    return path
+
+
+@pytest.mark.slow  # two Wikidata runs, each verifying on a local Oxigraph
+def test_wikidata_rows_are_asked_again_on_the_new_snapshot_and_the_change_enters_as_a_new_row(tmp_path: Path) -> None:
+    import json  # noqa: PLC0415
+
+    from timelyqa.wikidata import pipeline  # noqa: PLC0415
+
+    pipeline.run(FIXTURES / "t0.json.gz", FIXTURES / "t1.json.gz", tmp_path / "week1")
+    build_release([tmp_path / "week1"], tmp_path / "release-1")
+    released = released_rows(tmp_path / "release-1", "wikidata")
+    position = released.filter(pl.col("delta_triple").list.get(0) == YUKI, pl.col("delta_triple").list.get(1) == "P413",
+                               pl.col("level") == "L1")
+    assert position["answer"].to_list() == ["defender"]
+
+    manifest = pipeline.run(FIXTURES / "t1.json.gz", week_two_dump(tmp_path), tmp_path / "week2",
+                            previous=tmp_path / "release-1")
+    refresh = pl.read_parquet(tmp_path / "week2" / "rejected.parquet").filter(pl.col("stage") == "refresh")
+    why = {json.loads(item)["id"]: (reason, detail) for reason, detail, item in refresh.select("reason", "detail",
+                                                                                              "item").iter_rows()}
+    reason, detail = why[position["id"].item()]
+    assert reason == "answer_changed" and "one other answer, http://www.wikidata.org/entity/Q280658" in detail
+    assert {r for r, _ in why.values()} == {"answer_changed"}
+    holds = pl.read_parquet(tmp_path / "week2" / "rechecked.parquet")["id"].to_list()
+    assert manifest.counts["rechecked"] == released.height == len(holds) + len(why)
+    assert manifest.counts["still_true"] == len(holds) and set(holds).isdisjoint(why)
+
+    second = build_release([tmp_path / "week2"], tmp_path / "release-2", previous=tmp_path / "release-1")
+    rows = released_rows(tmp_path / "release-2", "wikidata")
+    assert position["id"].item() not in rows["id"].to_list()
+    forward = rows.filter(pl.col("delta_triple") == pl.lit([YUKI, "P413", "Q280658"]), pl.col("level") == "L1")
+    assert (forward["answer"].to_list(), forward["event_date"].to_list()) == (["forward"], [date(2026, 11, 4)])
+    kept = released.filter(pl.col("id").is_in(holds))
+    assert_frame_equal(rows.join(kept.select("id"), on="id", how="semi").drop("split").sort("id"),
+                       kept.drop("split").sort("id"))
+    assert second["changes"]["retired_why"] == {"answer_changed": len(why)}
+    assert second["changes"]["carried_not_rechecked"] == {}

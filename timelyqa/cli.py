@@ -53,6 +53,8 @@ def wikidata(
                                                         "Oxigraph")] = None,
     seed: Annotated[int, typer.Option(help="seed for every choice among equals")] = 0,
     max_anchors: Annotated[int | None, typer.Option(help="sample this many delta triples (seeded)")] = None,
+    previous: Annotated[Path | None, typer.Option(help="the last release: its Wikidata rows are asked again of T1, "
+                                                  "and those no longer true are retired")] = None,
 ) -> None:
     """Questions from the changes between two Wikidata dumps, each verified by SPARQL against T1 and T0."""
     from timelyqa.wikidata.pipeline import Settings, run
@@ -61,7 +63,7 @@ def wikidata(
         settings = Settings(seed=seed, max_anchors=max_anchors)
         with _progress() as report:
             manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before, settings=settings,
-                           progress=report)
+                           progress=report, previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
@@ -144,7 +146,8 @@ def wikipedia_answer(
 def release(
     sources: Annotated[list[Path], typer.Option("--from", help="a source output folder; repeat for several")],
     out: Annotated[Path, typer.Option(help="the release folder (a Hub dataset repository)")],
-    version: Annotated[str | None, typer.Option(help="tag; default vYYYY.MM.DD of today")] = None,
+    version: Annotated[str | None, typer.Option(help="tag; default vYYYY.MM.DD of the newest run's as_of, so the "
+                                                "same inputs give the same release")] = None,
     previous: Annotated[Path | None, typer.Option(help="the previous release, if not already in --out")] = None,
 ) -> None:
     """Split, merge and write source outputs as one release in the Hub layout."""

@@ -21,7 +21,9 @@ from timelyqa.manifest import Input, Manifest
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
+from timelyqa.released import released_rows
 from timelyqa.wikidata import delta as delta_rules
+from timelyqa.wikidata import recheck
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.candidates import candidate_frame, records_frame
 from timelyqa.wikidata.dump import check_dump
@@ -175,19 +177,23 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Man
     ledger = StageWriter.resume(SOURCE, out, work=workdir)
     ledger.keep_frame(pl.read_parquet(workdir / "verified.parquet"))
     ledger.use({"llm_calls": 0})
+    recheck.finish_rechecked(workdir, out)
     return ledger.finish(as_of=_as_of(t1), inputs={"before": Input(path=t0.path, sha256=t0.sha256),
                                                    "after": Input(path=t1.path, sha256=t1.sha256)},
                          settings=(settings or Settings()).model_dump())
 
 
 def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, before_endpoint: str | None = None,
-        settings: Settings | None = None, progress: Callable[[str, int, int], None] | None = None) -> Manifest:
+        settings: Settings | None = None, progress: Callable[[str, int, int], None] | None = None,
+        previous: Path | None = None) -> Manifest:
     """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do.
 
-    `endpoint` holds T1 and `before_endpoint` T0; a snapshot without one is served by a local Oxigraph."""
+    `endpoint` holds T1 and `before_endpoint` T0; a snapshot without one is served by a local Oxigraph. With
+    `previous` (a release folder), its Wikidata rows are asked again of T1 (stage `refresh`, wikidata/recheck.py)."""
     settings = settings or Settings()
     before, after, out = Path(before), Path(after), Path(out)
     check_inputs(before, after, endpoint, before_endpoint)
+    released = released_rows(previous, SOURCE.name) if previous is not None else None  # a bad folder: before work
     workdir = out / "work"
     def step(name: str) -> Progress | None:
         return (lambda done, total: progress(name, done, total)) if progress else None
@@ -196,6 +202,9 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     delta = compute_delta(t0, t1, workdir)
     candidates = synthesize(t1, delta, workdir, settings)
     verify(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
+    if released is not None:
+        recheck.recheck_released(released, workdir, endpoint=endpoint, rdf=t1 / "rdf.nt",
+                                 concurrency=settings.concurrency)
     return finish(workdir, out, settings=settings)
 
 

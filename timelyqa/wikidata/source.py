@@ -13,6 +13,7 @@ from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, S
 from timelyqa.wikidata.candidates import RenderReject
 from timelyqa.wikidata.dump import LineReject
 from timelyqa.wikidata.filters import Drop
+from timelyqa.wikidata.recheck import RecheckReject
 from timelyqa.wikidata.statements import StatementReject
 from timelyqa.wikidata.synth import Miss
 from timelyqa.wikidata.values import ValueReject
@@ -45,6 +46,8 @@ SOURCE = SourceSpec(
         Stage("synthesize", ("candidates_L1", "candidates_L2", "candidates_L3"), (Miss,)),
         Stage("render", ("rendered",), (RenderReject,)),
         Stage("verify", ("verified",), (SparqlReject, ChangeReject)),
+        # `refresh`: the released rows asked again (--previous); its rejects retire them (publish/release.py).
+        Stage("refresh", ("rechecked", "still_true"), (RecheckReject,)),
     ),
     deployment=Deployment("wikidata-weekly", "flows.wikidata:wikidata_flow", "0 3 * * 1"),
     run=run,
