@@ -3,8 +3,11 @@
 1. Delta against scan, on two synthetic dumps of about 10 million truthy triples each
    (scripts/synthetic_dumps.py, cached under out/bench/). The scan is the floor: decompress both
    dumps and `orjson.loads` every entity line, nothing else. The delta is what `timelyqa wikidata`
-   runs before synthesis: `read_snapshot` of both dumps (no RDF) and `compute_delta`. Each runs in
-   its own process, so that its peak RSS is its own. Target: delta <= 2x scan.
+   runs before synthesis: `read_snapshot` of both dumps (no RDF) and `compute_delta`, bucket by bucket.
+   Each runs in its own process, so that its peak RSS is its own. Target: delta <= 2x scan.
+   For the projection to a full dump pair (README): the delta's rate per core (entity lines of both dumps
+   per CPU second), and its peak RSS against the dump bytes a bucket holds, from a second delta run with
+   `--scale-buckets` times the buckets: peak = base + per_bucket_mb * (dump MB / buckets), two points, one run.
 2. Verification: real L1/L2/L3 questions over a smaller synthetic T1 served by a local Oxigraph,
    checked by `verify_all` in batches and by one standalone query per question. Target: batched
    >= 10x the questions per second; both must give every question the same outcome.
@@ -62,7 +65,7 @@ def scan(paths: list[Path]) -> dict[str, float]:
     return {"entities": entities}
 
 
-def delta(paths: list[Path], work: Path) -> dict[str, float]:
+def delta(paths: list[Path], work: Path, buckets: int | None = None) -> dict[str, float]:
     """What the pipeline runs first: read_snapshot of T0 and T1 (rdf=False), then compute_delta."""
     from timelyqa.wikidata import pipeline
     from timelyqa.stages import StageWriter
@@ -70,13 +73,13 @@ def delta(paths: list[Path], work: Path) -> dict[str, float]:
     from timelyqa.wikidata.source import SOURCE
 
     shutil.rmtree(work, ignore_errors=True)
-    t0 = pipeline.read_snapshot(paths[0], work, "t0", rdf=False)
-    t1 = pipeline.read_snapshot(paths[1], work, "t1", rdf=False)
+    t0 = pipeline.read_snapshot(paths[0], work, "t0", rdf=False, buckets=buckets)
+    t1 = pipeline.read_snapshot(paths[1], work, "t1", rdf=False, buckets=buckets)
     pipeline.compute_delta(t0, t1, work)
     ledger = StageWriter.resume(SOURCE, work.parent, work=work)  # what each stage counted and timed
     i0, i1 = SnapshotInfo.load(t0), SnapshotInfo.load(t1)
     return {"triples_t0": i0.truthy_triples, "triples_t1": i1.truthy_triples, "entities_t0": i0.entities,
-            "entities_t1": i1.entities, "delta_triples": ledger.counts["delta_triples"],
+            "entities_t1": i1.entities, "delta_triples": ledger.counts["delta_triples"], "buckets": i1.buckets,
             "read_t0_seconds": ledger.timings["read_t0"], "read_t1_seconds": ledger.timings["read_t1"],
             "compute_delta_seconds": ledger.timings["delta"]}
 
@@ -89,7 +92,7 @@ def worker(job: str, args: list[str]) -> None:
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu0, started = usage.ru_utime + usage.ru_stime, time.perf_counter()
-    figures = scan(paths) if job == "scan" else delta(paths, Path(args[2]))
+    figures = scan(paths) if job == "scan" else delta(paths, Path(args[2]), int(args[3]) if len(args) > 3 else None)
     seconds = time.perf_counter() - started
     usage = resource.getrusage(resource.RUSAGE_SELF)
     figures |= {"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime - cpu0,
@@ -105,7 +108,7 @@ def run_worker(job: str, *args: str) -> dict[str, float]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def bench_delta(paths: list[Path], work: Path, repeat: int) -> dict[str, float]:
+def bench_delta(paths: list[Path], work: Path, repeat: int, scale: int = 4) -> dict[str, float]:
     for path in paths:  # both runs find the files in the page cache: neither pays the first disk read
         with path.open("rb") as f:
             while f.read(1 << 24):
@@ -117,9 +120,14 @@ def bench_delta(paths: list[Path], work: Path, repeat: int) -> dict[str, float]:
         d = run_worker("delta", *map(str, paths), str(work))
         print(f"  run {n + 1}: scan {s['seconds']:.1f} s, delta {d['seconds']:.1f} s "
               f"(read T0 {d['read_t0_seconds']:.1f} s, read T1 {d['read_t1_seconds']:.1f} s, "
-              f"compute_delta {d['compute_delta_seconds']:.1f} s): {d['seconds'] / s['seconds']:.2f}x", flush=True)
+              f"compute_delta {d['compute_delta_seconds']:.1f} s, {d['buckets']:.0f} buckets): "
+              f"{d['seconds'] / s['seconds']:.2f}x", flush=True)
         best_scan = min(best_scan or s, s, key=lambda f: f["seconds"])
         best_delta = min(best_delta or d, d, key=lambda f: f["seconds"])
+    # The same delta with `scale` times the buckets: how peak memory follows the dump bytes a bucket holds.
+    finer = run_worker("delta", *map(str, paths), str(work), str(int(best_delta["buckets"]) * scale))
+    print(f"  with {finer['buckets']:.0f} buckets: {finer['seconds']:.1f} s, peak {finer['peak_rss_mb']:.0f} MB "
+          f"against {best_delta['peak_rss_mb']:.0f} MB", flush=True)
     shutil.rmtree(work, ignore_errors=True)
     return {"triples_t0": best_delta["triples_t0"], "triples_t1": best_delta["triples_t1"],
             "entities_t0": best_delta["entities_t0"], "entities_t1": best_delta["entities_t1"],
@@ -133,7 +141,28 @@ def bench_delta(paths: list[Path], work: Path, repeat: int) -> dict[str, float]:
             "delta_read_t1_seconds": best_delta["read_t1_seconds"],
             "delta_compute_seconds": best_delta["compute_delta_seconds"],
             "delta_over_scan": round(best_delta["seconds"] / best_scan["seconds"], 3),
-            "dump_mb_t0": round(paths[0].stat().st_size / 1e6, 1), "dump_mb_t1": round(paths[1].stat().st_size / 1e6, 1)}
+            "dump_mb_t0": round(paths[0].stat().st_size / 1e6, 1), "dump_mb_t1": round(paths[1].stat().st_size / 1e6, 1),
+            **scale_figures(best_delta, finer, max(p.stat().st_size for p in paths) / 1e6)}
+
+
+def scale_figures(coarse: dict[str, float], fine: dict[str, float], dump_mb: float) -> dict[str, float]:
+    """What the README's projection takes: the delta's rate per core and its memory per MB of dump a bucket holds.
+
+    The rate counts the entity lines of both dumps over the delta's CPU seconds (all threads), so it is a rate
+    per core. Peak RSS is modelled as base + per_bucket_mb_rss * (dump MB / buckets): the two runs, with
+    different bucket counts, are two points of that line (a slope of 0 when reading, not a bucket, sets the
+    peak). A figure below zero from noise is clamped to zero."""
+    entities = coarse["entities_t0"] + coarse["entities_t1"]
+    share_coarse, share_fine = dump_mb / coarse["buckets"], dump_mb / fine["buckets"]
+    slope = max(0.0, (coarse["peak_rss_mb"] - fine["peak_rss_mb"]) / (share_coarse - share_fine))
+    base = max(0.0, min(coarse["peak_rss_mb"], fine["peak_rss_mb"]) - slope * min(share_coarse, share_fine))
+    return {"delta_entities_per_cpu_second": round(entities / coarse["cpu_seconds"], 1),
+            "delta_entities_per_second": round(entities / coarse["seconds"], 1),
+            "delta_buckets": coarse["buckets"], "delta_fine_buckets": fine["buckets"],
+            "delta_fine_peak_rss_mb": round(fine["peak_rss_mb"], 1),
+            "delta_bucket_mb": round(share_coarse, 2), "delta_fine_bucket_mb": round(share_fine, 3),
+            "delta_peak_rss_over_dump_mb": round(coarse["peak_rss_mb"] / dump_mb, 3),
+            "delta_rss_mb_per_bucket_mb": round(slope, 3), "delta_rss_base_mb": round(base, 1)}
 
 
 def report(f: dict[str, float]) -> list[str]:
@@ -146,6 +175,13 @@ def report(f: dict[str, float]) -> list[str]:
           f"{f['scan_peak_rss_mb']:9.0f}")
     print(f"  {'delta (read_snapshot x2 + compute_delta)':44}{f['delta_seconds']:9.1f}{f['delta_cpu_seconds']:9.1f}"
           f"{f['delta_peak_rss_mb']:9.0f}")
+    print(f"  rate: {f['delta_entities_per_cpu_second']:,.0f} entity lines per CPU second "
+          f"({f['delta_entities_per_second']:,.0f} per wall second)")
+    print(f"  peak memory: {f['delta_peak_rss_mb']:,.0f} MB with {f['delta_buckets']:.0f} bucket(s) of "
+          f"{f['delta_bucket_mb']:,.1f} MB of dump, {f['delta_fine_peak_rss_mb']:,.0f} MB with "
+          f"{f['delta_fine_buckets']:.0f} of {f['delta_fine_bucket_mb']:,.2f} MB: {f['delta_rss_base_mb']:,.0f} MB + "
+          f"{f['delta_rss_mb_per_bucket_mb']:.2f} MB per MB of dump in a bucket; "
+          f"{f['delta_peak_rss_over_dump_mb']:.2f} MB per MB of dump at {f['delta_buckets']:.0f} bucket(s)")
     missed = []
     ok = f["delta_over_scan"] <= DELTA_TARGET
     print(f"  delta / scan: {f['delta_over_scan']:.2f}x   target <= {DELTA_TARGET:.1f}x   {'ok' if ok else 'MISSED'}")
@@ -194,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--render-pages", type=int, default=int(env("BENCH_RENDER_PAGES", 80)),
                         help="pages of it crawled through Chromium (env BENCH_RENDER_PAGES; 0: none)")
     parser.add_argument("--repeat", type=int, default=int(env("BENCH_REPEAT", 1)))
+    parser.add_argument("--scale-buckets", type=int, default=4,
+                        help="the second delta run's buckets, as a multiple of the first's (a power of two)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="where generated dumps are kept")
     parser.add_argument("--out", type=Path, default=DEFAULT_CACHE.parent / "bench.json")
@@ -201,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.triples < 1 or args.questions < 1 or args.crawl_pages < 1 or args.render_pages < 0:
         parser.error("--repeat, --triples, --questions and --crawl-pages must be positive, --render-pages not negative")
+    if args.scale_buckets < 2 or args.scale_buckets & (args.scale_buckets - 1):
+        parser.error("--scale-buckets must be a power of two from 2")
 
     import bench_crawl  # after the worker dispatch: the workers must not pay for these imports
     import bench_extract
@@ -213,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     print(f"Dumps: {args.triples:,} triples each (cached under {args.cache})", flush=True)
     pair = dump_pair(args.cache, triples=args.triples, seed=args.seed)
-    figures = bench_delta([pair.t0, pair.t1], args.cache / "delta-work", args.repeat)
+    figures = bench_delta([pair.t0, pair.t1], args.cache / "delta-work", args.repeat, args.scale_buckets)
     vpair = dump_pair(args.cache, triples=args.verify_triples, seed=args.seed)
     work = args.cache / "verify-work"
     print(f"Questions from a {args.verify_triples:,}-triple pair, served by a local Oxigraph", flush=True)

@@ -40,11 +40,18 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], s
 def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, float], str, Path]) -> None:
     figures, _, _ = bench
     expected = {"scan_seconds", "delta_seconds", "delta_over_scan", "delta_peak_rss_mb", "triples_t0", "triples_t1",
-                "verify_batched_qps", "verify_single_qps", "verify_speedup", "verify_questions", "verify_agreeing"}
+                "verify_batched_qps", "verify_single_qps", "verify_speedup", "verify_questions", "verify_agreeing",
+                "delta_entities_per_cpu_second", "delta_fine_peak_rss_mb", "delta_rss_mb_per_bucket_mb"}
     assert expected <= figures.keys()
+    fitted = ("delta_rss_mb_per_bucket_mb", "delta_rss_base_mb")  # a fitted line's slope and base may be 0
     bad = {k: v for k, v in figures.items()
-           if k not in ("crawl", "extract") and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)}
+           if k not in ("crawl", "extract") and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)
+           and not (k in fitted and v == 0)}
     assert not bad
+    # The projection's figures: a rate per core from both dumps' entities, and a second run with 4x the buckets.
+    assert figures["delta_fine_buckets"] == 4 * figures["delta_buckets"]
+    assert figures["delta_entities_per_cpu_second"] == pytest.approx(
+        (figures["entities_t0"] + figures["entities_t1"]) / figures["delta_cpu_seconds"], rel=0.02)
     # The delta really ran on dumps of the asked size, and found a few % of the triples changed.
     assert 15_000 < figures["triples_t0"] < 25_000
     assert 0.01 * figures["triples_t1"] < figures["delta_triples"] < 0.1 * figures["triples_t1"]

@@ -1,15 +1,19 @@
-"""The delta of two triple tables against a brute-force reference built from Python sets."""
+"""The delta of two triple tables against a brute-force reference built from Python sets, and bucket by bucket
+against the in-memory delta."""
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
+from pathlib import Path
 
 import polars as pl
 import pytest
 
+from tests.worldgen import make_world, write_dump
+from timelyqa.wikidata import pipeline, snapshot
 from timelyqa.wikidata.delta import DELTA_SCHEMA, compute_delta
-from timelyqa.wikidata.snapshot import TRIPLES_SCHEMA
+from timelyqa.wikidata.snapshot import TRIPLES_SCHEMA, SnapshotInfo, buckets_for, read_bucket, read_snapshot
 
 Row = tuple[str, str, str, str]
 Expected = dict[tuple[str, str, str], tuple[str, str, tuple[str, ...]]]
@@ -108,3 +112,68 @@ def test_keys_that_read_alike_are_still_different(old: tuple[str, str, str], new
     t0, t1 = [(*old, "string")], [(*new, "string")]
     assert delta(t0, t1) == reference(t0, t1)
     assert new in delta(t0, t1)
+
+
+# The delta a bucket at a time, as a full dump pair runs it ---------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
+
+
+def snapshot_pair(tmp_path: Path, source: str) -> tuple[Path, Path]:
+    if source == "fixtures":
+        return FIXTURES / "t0.json.gz", FIXTURES / "t1.json.gz"
+    w = make_world(int(source.removeprefix("world")))
+    return write_dump(w.t0, tmp_path / "t0.json.gz"), write_dump(w.t1, tmp_path / "t1.json.gz")
+
+
+def read(dump: Path, folder: Path, buckets: int) -> Path:
+    read_snapshot(dump, folder, rdf=False, reject=lambda *dropped: None, buckets=buckets)
+    return folder
+
+
+@pytest.mark.parametrize("source", ["fixtures", "world3", "world17"])
+def test_the_bucketed_delta_is_the_in_memory_delta(tmp_path: Path, source: str) -> None:
+    t0, t1 = snapshot_pair(tmp_path, source)
+    whole0, whole1 = read(t0, tmp_path / "w0", 1), read(t1, tmp_path / "w1", 1)
+    expected = compute_delta(pl.read_parquet(whole0 / "triples.parquet"), pl.read_parquet(whole1 / "triples.parquet"))
+    assert expected.height > 20
+    for n0, n1 in ((8, 8), (4, 32), (16, 2)):  # counts that differ still nest, and pair up
+        work = tmp_path / f"out-{n0}-{n1}" / "work"
+        got = pipeline.compute_delta(read(t0, work / "t0", n0), read(t1, work / "t1", n1), work)
+        assert pl.read_parquet(got).equals(expected), (n0, n1)
+        assert not (work / "delta-buckets").exists()
+
+
+def test_buckets_hold_each_triple_once_by_subject_in_dump_order(tmp_path: Path) -> None:
+    dump = FIXTURES / "t1.json.gz"
+    whole = pl.read_parquet(read(dump, tmp_path / "one", 1) / "triples.parquet")
+    folder = read(dump, tmp_path / "eight", 8)
+    assert sorted(p.name for p in (folder / "triples.parquet").iterdir()) == [f"{b:04d}.parquet" for b in range(8)]
+    parts = [read_bucket(folder, b, 8, rows=True) for b in range(8)]
+    assert sum(p.height for p in parts) == whole.height
+    for b, part in enumerate(parts):
+        assert all(int(s[1:]) % 8 == b for s in part["s"].unique())
+        assert part["row"].is_sorted() and whole[part["row"].to_list()].equals(part.drop("row"))
+    # Graph reads the snapshot's triples as one table, whatever the buckets.
+    assert pl.scan_parquet(folder / "triples.parquet").collect().sort(pl.all()).equals(whole.sort(pl.all()))
+
+
+def test_bucket_counts_grow_with_the_dump_in_powers_of_two() -> None:
+    mb = 1 << 20
+    assert [buckets_for(n) for n in (0, 1, 256 * mb, 256 * mb + 1, 700 * mb, 10_000 * mb, 140_000 * mb)] == [
+        1, 1, 1, 2, 4, 64, 256]
+
+
+@pytest.mark.slow  # two pipeline runs through a local Oxigraph
+def test_the_pipeline_gives_the_same_questions_however_many_buckets(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    t0, t1 = FIXTURES / "t0.json.gz", FIXTURES / "t1.json.gz"
+    pipeline.run(t0, t1, tmp_path / "one")
+    monkeypatch.setattr(snapshot, "BUCKET_BYTES", 2048)  # the fixture dumps (about 50 KB) in 32 buckets
+    pipeline.run(t0, t1, tmp_path / "many")
+    assert SnapshotInfo.load(tmp_path / "many" / "work" / "t1").buckets == 32
+    one, many = (pl.read_parquet(tmp_path / d / "questions.parquet") for d in ("one", "many"))
+    assert one.height > 0 and one.equals(many)
+    for name in ("delta.parquet", "candidates.parquet"):
+        one_file, many_file = (tmp_path / d / "work" / name for d in ("one", "many"))
+        assert pl.read_parquet(one_file).equals(pl.read_parquet(many_file))

@@ -45,9 +45,15 @@ def _one_line_errors() -> Iterator[None]:
 
 @app.command()
 def wikidata(
-    before: Annotated[Path, typer.Option(help="Wikidata JSON dump at T0 (plain, .gz or .bz2)")],
-    after: Annotated[Path, typer.Option(help="Wikidata JSON dump at T1")],
     out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
+    before: Annotated[Path | None, typer.Option(help="Wikidata JSON dump at T0 (plain, .gz or .bz2)")] = None,
+    after: Annotated[Path | None, typer.Option(help="Wikidata JSON dump at T1")] = None,
+    dumps: Annotated[str | None, typer.Option(help="'latest' (the newest two weekly dumps) or T1's date YYYYMMDD, "
+                                              "fetched from --mirror (User-Agent from "
+                                              "TIMELYQA_WIKIDATA_MIRROR_USER_AGENT)")] = None,
+    mirror: Annotated[str | None, typer.Option(help="dump mirror's wikidatawiki/entities/ URL, for --dumps; "
+                                               "default https://dumps.wikimedia.org/wikidatawiki/entities/")] = None,
+    cache: Annotated[Path | None, typer.Option(help="where --dumps keeps the dumps; default out/dumps")] = None,
     endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph")] = None,
     endpoint_before: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T0; default: a local "
                                                         "Oxigraph")] = None,
@@ -62,10 +68,28 @@ def wikidata(
     with _one_line_errors():
         settings = Settings(seed=seed, max_anchors=max_anchors)
         with _progress() as report:
+            before, after = _dump_pair(before, after, dumps, mirror, cache, report)
             manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before, settings=settings,
                            progress=report, previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
+
+
+def _dump_pair(before: Path | None, after: Path | None, dumps: str | None, mirror: str | None, cache: Path | None,
+               report: Any) -> tuple[Path, Path]:
+    """Two dumps given by path, or fetched from a mirror by `--dumps`; one or the other, never both."""
+    if dumps is None:
+        if before is None or after is None:
+            raise ConfigError("give --before and --after (two dump files) or --dumps latest (fetched from a mirror)")
+        return before, after
+    if before is not None or after is not None:
+        raise ConfigError("--dumps fetches both dumps: give it without --before/--after")
+    from timelyqa.wikidata.mirror import Mirror, MirrorSettings, parse_which
+
+    parse_which(dumps)
+    with Mirror(MirrorSettings.from_env(url=mirror, cache=cache), progress=report) as source:
+        pair = source.fetch_pair(dumps)
+    return pair.t0, pair.t1
 
 
 wikipedia_app = typer.Typer(help="Questions from Wikipedia infobox changes (DailyQA), and their answers on any date.")

@@ -22,15 +22,24 @@ def compute_delta(t0: pl.DataFrame, t1: pl.DataFrame) -> pl.DataFrame:
     """T1 triples that are new (`change=insert`), or sit in an (s, p) that lost an object (`update`).
 
     An (s, p) whose object set grew yields only its new objects: the objects it kept are no change.
-    `before` lists the T0 objects of the row's (s, p), empty when the pair is new.
+    `before` lists the T0 objects of the row's (s, p), empty when the pair is new. Rows come in T1's order.
     """
-    k0, k1 = _keys(t0), _keys(t1).with_row_index("row")
+    return delta_rows(t0, t1.with_row_index("row")).drop("row")
+
+
+def delta_rows(t0: pl.DataFrame, t1: pl.DataFrame) -> pl.DataFrame:
+    """compute_delta of a T1 whose `row` column places each triple in its snapshot, kept in the output.
+
+    Every rule keys on the subject, so the delta of a whole snapshot pair is the union of the deltas of any
+    partition by subject, ordered by `row`: that is how a full dump pair runs a bucket at a time.
+    """
+    k0 = _keys(t0)
+    k1 = _keys(t1).with_columns(row=t1.get_column("row"))
     inserted = k1.join(k0, on="h", how="anti").select("row", "hsp")
     lost = k0.join(k1, on="h", how="anti").select("hsp").unique()
     touched = pl.concat([inserted.select("hsp"), lost]).unique()
 
-    after = t1.with_row_index("row").filter(pl.col("row").is_in(
-        k1.join(touched, on="hsp", how="semi").get_column("row").implode()))
+    after = t1.filter(pl.col("row").is_in(k1.join(touched, on="hsp", how="semi").get_column("row").implode()))
     before = (t0.filter(_in(k0, touched)).group_by("s", "p")
               .agg(before=pl.col("o").unique().sort()))
     after_sets = after.group_by("s", "p").agg(objects=pl.col("o").unique())
@@ -42,7 +51,8 @@ def compute_delta(t0: pl.DataFrame, t1: pl.DataFrame) -> pl.DataFrame:
                 lost=(pl.col("before").list.set_difference(pl.col("objects")).list.len() > 0))
             .filter(pl.col("is_new") | pl.col("lost"))
             .with_columns(change=pl.when(pl.col("is_new")).then(pl.lit("insert")).otherwise(pl.lit("update"))))
-    return rows.unique(["s", "p", "o"], keep="first").sort("row").select(list(DELTA_SCHEMA))
+    # A triple stated twice counts once, as its first statement in T1.
+    return rows.sort("row").unique(["s", "p", "o"], keep="first", maintain_order=True).select(*DELTA_SCHEMA, "row")
 
 
 def _in(keys: pl.DataFrame, touched: pl.DataFrame) -> pl.Series:

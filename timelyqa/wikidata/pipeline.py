@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime
@@ -60,11 +61,15 @@ def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoin
             SparqlEndpoint(url, retries=1, backoff=0.5).ping()
 
 
-def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None) -> Path:
+def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,
+                  buckets: int | None = None) -> Path:
+    """Stream one dump into `workdir/name`; its triples in `buckets` buckets of subjects (default: by the dump's
+    size, snapshot.buckets_for), so that the delta holds one bucket at a time."""
     folder = workdir / name
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed(f"read_{name}"):
-        info = snapshot.read_snapshot(dump, folder, rdf=rdf, reject=ledger.reject, progress=progress)
+        info = snapshot.read_snapshot(dump, folder, rdf=rdf, reject=ledger.reject, progress=progress,
+                                      buckets=buckets or snapshot.buckets_for(dump.stat().st_size))
     ledger.count(f"{name}_entities", info.entities)
     ledger.count(f"{name}_triples", info.truthy_triples)
     ledger.save(f"read_{name}")
@@ -72,13 +77,22 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: 
 
 
 def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
+    """The delta of two snapshots, one bucket of subjects at a time (the coarser snapshot's buckets), each
+    bucket's rows spilled to a file and merged in T1's order: memory holds one bucket pair, not two snapshots."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("delta"):
-        delta = delta_rules.compute_delta(pl.read_parquet(t0_dir / "triples.parquet"),
-                                          pl.read_parquet(t1_dir / "triples.parquet"))
+        n = min(snapshot.SnapshotInfo.load(t0_dir).buckets, snapshot.SnapshotInfo.load(t1_dir).buckets)
+        parts = workdir / "delta-buckets"
+        shutil.rmtree(parts, ignore_errors=True)
+        parts.mkdir(parents=True)
+        for b in range(n):
+            t0, t1 = snapshot.read_bucket(t0_dir, b, n), snapshot.read_bucket(t1_dir, b, n, rows=True)
+            delta_rules.delta_rows(t0, t1).write_parquet(parts / f"{b:04d}.parquet")
         path = workdir / "delta.parquet"
-        delta.write_parquet(path)
-    ledger.count("delta_triples", delta.height)
+        pl.scan_parquet(parts).sort("row").drop("row").sink_parquet(path)
+        shutil.rmtree(parts)
+        triples = pl.scan_parquet(path).select(pl.len()).collect().item()
+    ledger.count("delta_triples", triples)
     ledger.save("delta")
     return path
 

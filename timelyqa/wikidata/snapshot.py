@@ -1,15 +1,21 @@
-"""One dump streamed into a snapshot folder: truthy triples, English labels, bad lines, and optionally RDF."""
+"""One dump streamed into a snapshot folder: truthy triples, English labels, bad lines, and optionally RDF.
+
+The triples are spilled while reading into buckets of subjects (`triples.parquet/NNNN.parquet`, one file a
+bucket, read as one table by polars), each triple's place in the dump beside it (`triple_rows/NNNN.parquet`,
+row for row), so that the delta of a full dump pair runs one bucket at a time in bounded memory.
+"""
 
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import pyarrow as pa
@@ -25,6 +31,13 @@ TRIPLES_SCHEMA = pl.Schema({"s": pl.String(), "p": pl.String(), "o": pl.String()
 ENTITIES_SCHEMA = pl.Schema({"id": pl.String(), "label": pl.String(), "aliases": pl.List(pl.String()),
                              "modified": pl.Datetime("us", "UTC"), "datatype": pl.String()})
 BATCH_TRIPLES = 500_000
+BUCKET_BYTES = 256 << 20
+"""Compressed dump bytes a bucket holds about (some 2.5 million truthy triples of gzipped JSON)."""
+MAX_BUCKETS = 256
+"""Two open parquet writers a bucket while a dump is read: 512 files, under the usual limit of 1024."""
+PENDING_TRIPLES = 2_000_000
+"""Triples held across all buckets before the fullest are written: bounds memory however many buckets."""
+TRIPLES_DIR, ROWS_DIR = "triples.parquet", "triple_rows"
 
 Progress = Callable[[int, int], None]
 """Called with (bytes read, bytes in all) as a dump is read."""
@@ -42,6 +55,7 @@ class SnapshotInfo:
     bad: dict[str, int] = field(default_factory=dict)
     newest_modified: str | None = None
     seconds: float = 0.0
+    buckets: int = 1
 
     @classmethod
     def load(cls, folder: Path) -> SnapshotInfo:
@@ -78,6 +92,104 @@ class _Columns:
             self._writer.close()
 
 
+def buckets_for(dump_bytes: int) -> int:
+    """The bucket count for a dump of this size: a power of two, so that the buckets of two snapshots read with
+    different counts still nest (id mod 2^k decides id mod 2^j for j <= k) and one delta pass can pair them."""
+    wanted = max(1, -(-dump_bytes // BUCKET_BYTES))
+    return min(MAX_BUCKETS, 1 << (wanted - 1).bit_length())
+
+
+def bucket_of(subjects: pl.Expr, n: int) -> pl.Expr:
+    """A subject's bucket: its numeric id modulo n (Wikidata's ids are dense, so the buckets come out even);
+    an id without a plain number (a lexeme's form, `L7-F1`) goes to bucket 0. A pure function of the id, stable
+    across runs and versions, unlike polars' own hash."""
+    return (subjects.str.slice(1).cast(pl.UInt64, strict=False).fill_null(0) % n).cast(pl.UInt32)
+
+
+class _Buckets:
+    """Triple column buffers spilled to one parquet file per bucket of subjects, each triple's dump row beside it.
+
+    Flushed buffers wait per bucket until a bucket has a full row group (PENDING_TRIPLES / n triples), so the
+    files have row groups worth reading, and no more than about PENDING_TRIPLES triples wait in memory."""
+
+    def __init__(self, folder: Path, n: int) -> None:
+        if not 1 <= n <= MAX_BUCKETS or n & (n - 1):
+            raise ValueError(f"buckets={n}: a power of two from 1 to {MAX_BUCKETS}")
+        self.n, self.folder = n, folder
+        self.cols: dict[str, list[Any]] = {name: [] for name in TRIPLES_SCHEMA}
+        self.rows = 0
+        self.row_group = max(1, PENDING_TRIPLES // n)
+        self._arrow = pl.DataFrame(schema=TRIPLES_SCHEMA).to_arrow().schema
+        self._pending: list[list[pl.DataFrame]] = [[] for _ in range(n)]
+        self._waiting = [0] * n
+        for sub in (TRIPLES_DIR, ROWS_DIR):  # what an earlier read left, a single file in older versions
+            if (folder / sub).is_dir():
+                shutil.rmtree(folder / sub)
+            (folder / sub).unlink(missing_ok=True)
+            (folder / sub).mkdir(parents=True)
+        self._writers = [(pq.ParquetWriter(folder / TRIPLES_DIR / f"{b:04d}.parquet", self._arrow, compression="zstd"),
+                          pq.ParquetWriter(folder / ROWS_DIR / f"{b:04d}.parquet", _ROWS_ARROW, compression="zstd"))
+                         for b in range(n)]
+
+    def __len__(self) -> int:
+        return len(self.cols["s"])
+
+    def flush(self) -> None:
+        if not len(self):
+            return
+        arrays = [_arrow(values, dtype, self._arrow.field(name).type)
+                  for (name, dtype), values in zip(TRIPLES_SCHEMA.items(), self.cols.values(), strict=True)]
+        frame = cast(pl.DataFrame, pl.from_arrow(pa.Table.from_arrays(arrays, schema=self._arrow)))
+        frame = frame.with_columns(row=pl.int_range(self.rows, self.rows + frame.height, dtype=pl.UInt64))
+        self.rows += frame.height
+        for values in self.cols.values():
+            values.clear()
+        if self.n == 1:
+            self._pending[0].append(frame)
+            self._waiting[0] += frame.height
+        else:
+            parts = frame.with_columns(bucket=bucket_of(pl.col("s"), self.n)).partition_by(
+                "bucket", as_dict=True, maintain_order=True, include_key=False)
+            for (b,), part in parts.items():
+                self._pending[int(b)].append(part)  # type: ignore[call-overload]
+                self._waiting[int(b)] += part.height  # type: ignore[call-overload]
+        for b in range(self.n):
+            if self._waiting[b] >= self.row_group:
+                self._write(b)
+
+    def _write(self, b: int) -> None:
+        if not self._pending[b]:
+            return
+        part = pl.concat(self._pending[b])
+        self._pending[b], self._waiting[b] = [], 0
+        triples, rows = self._writers[b]
+        triples.write_table(part.drop("row").to_arrow().cast(self._arrow))
+        rows.write_table(part.select("row").to_arrow())
+
+    def close(self) -> None:
+        self.flush()
+        for b, (triples, rows) in enumerate(self._writers):
+            self._write(b)
+            triples.close()
+            rows.close()
+
+
+_ROWS_ARROW = pa.schema([pa.field("row", pa.uint64())])
+
+
+def read_bucket(folder: Path, b: int, n: int, *, rows: bool = False) -> pl.DataFrame:
+    """Every triple of the snapshot whose subject falls in bucket `b` of `n` (n divides the snapshot's own
+    count), in dump order within each of its buckets; with `rows`, each one's dump row in column `row`."""
+    own = SnapshotInfo.load(folder).buckets
+    if own % n:
+        raise ValueError(f"{folder}: {own} buckets cannot be read as {n}")
+    files = [f"{i:04d}.parquet" for i in range(b, own, n)]
+    triples = pl.concat([pl.read_parquet(folder / TRIPLES_DIR / f) for f in files])
+    if not rows:
+        return triples
+    return triples.with_columns(pl.concat([pl.read_parquet(folder / ROWS_DIR / f) for f in files])["row"])
+
+
 _EPOCH, _MICROSECOND = datetime(1970, 1, 1, tzinfo=UTC), timedelta(microseconds=1)
 
 
@@ -109,14 +221,14 @@ Reject = Callable[[str, "LineReject | StatementReject | ValueReject", str], None
 """Where a bad line or statement goes: (item, reason, detail), as StageWriter.reject takes them."""
 
 
-def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progress: Progress | None = None
-                  ) -> SnapshotInfo:
-    """Stream `dump` into `folder`: triples.parquet, entities.parquet, info.json (and rdf.nt); each bad line or
-    statement goes to `reject`."""
+def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progress: Progress | None = None,
+                  buckets: int = 1) -> SnapshotInfo:
+    """Stream `dump` into `folder`: triples.parquet (a folder of `buckets` files), triple_rows, entities.parquet,
+    info.json (and rdf.nt); each bad line or statement goes to `reject`."""
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    info = SnapshotInfo(path=str(dump))
-    triples = _Columns(folder / "triples.parquet", TRIPLES_SCHEMA)
+    info = SnapshotInfo(path=str(dump), buckets=buckets)
+    triples = _Buckets(folder, buckets)
     entities = _Columns(folder / "entities.parquet", ENTITIES_SCHEMA)
     bad: Counter[str] = Counter()
     newest: str | None = None
