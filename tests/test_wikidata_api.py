@@ -17,12 +17,15 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.mwapi import is_listing, maxlag, throttled
 from tests.wdapi import WikidataDouble, is_entitydata, is_wbgetentities, rebase
 from tests.worldgen import write_dump
+from timelyqa.errors import ConfigError
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.wikidata import incremental
-from timelyqa.wikidata.api import WikidataApiSettings
-from timelyqa.wikidata.pipeline import Settings, run
+from timelyqa.wikidata.api import WikidataAPI, WikidataApiSettings
+from timelyqa.wikidata.pipeline import run
+from timelyqa.wikipedia.apiclient import MediaWikiAPI
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
 SINCE = datetime(2026, 11, 9, tzinfo=UTC)
@@ -93,3 +96,124 @@ def test_a_window_of_the_api_gives_the_questions_of_the_dump_pair(world: World, 
     assert all(len(r.params["ids"].split("|")) <= 50 for r in requests if is_wbgetentities(r.params))
     assert any(is_wbgetentities(r.params) for r in requests)
 
+
+
+# Politeness: the API calls one at a time, on the fixture pair served by the double (no Oxigraph) --------------
+
+class FakeTime:
+    """A clock that moves only when the client sleeps: waits are recorded, never spent."""
+
+    def __init__(self) -> None:
+        self.now, self.waits = 1000.0, list[float]()
+
+    def sleep(self, seconds: float) -> None:
+        self.waits.append(round(seconds, 6))
+        self.now += seconds
+
+    def clock(self) -> float:
+        return self.now
+
+
+@pytest.fixture(scope="module")
+def pair() -> tuple[list[dict[str, Any]], list[dict[str, Any]], datetime]:
+    t0, t1, until = rebase(read_dump(FIXTURES / "t0.json.gz"), read_dump(FIXTURES / "t1.json.gz"), since=SINCE)
+    return t0, t1, until
+
+
+def api(wd: WikidataDouble, fake: FakeTime) -> WikidataAPI:
+    return WikidataAPI(MediaWikiAPI(settings(wd.endpoint), sleep=fake.sleep, clock=fake.clock))
+
+
+def test_the_window_lists_every_edited_entity_with_its_revisions_at_both_ends(pair: Any) -> None:
+    t0, t1, until = pair
+    before = {e["id"]: e for e in t0}
+    changed = {e["id"] for e in t1 if before.get(e["id"]) != e}
+    fake = FakeTime()
+    # rc_limit 7: about ten pages of changes; a maxlag answer on the third is waited out and asked again.
+    with WikidataDouble(t0, t1, since=SINCE, until=until, rc_limit=7) as wd:
+        wd.fail(maxlag(lambda p: is_listing(p) and "rccontinue" in p, lag=7))
+        edited = api(wd, fake).edited(SINCE, until)
+        listings = [r for r in wd.requests if is_listing(r.params)]
+        t0_rev = {e: p.revisions[0].id for e, p in wd.entity_pages.items() if e in before}
+        t1_rev = {e: p.revisions[-1].id for e, p in wd.entity_pages.items()}
+    assert {e.entity for e in edited} == changed
+    assert {e.entity: e.before for e in edited} == {e: t0_rev.get(e, 0) for e in changed}
+    assert {e.entity: e.after for e in edited} == {e: t1_rev[e] for e in changed}
+    assert any(e.edits == 2 for e in edited) and any(e.edits == 1 for e in edited)
+    assert sum("rccontinue" in r.params for r in listings) >= 8
+    assert fake.waits == [7.0]  # Retry-After of the maxlag answer (MediaWiki's 5 s floor is below it)
+
+
+def test_every_request_is_identified_lag_aware_and_at_most_three_at_once(pair: Any) -> None:
+    t0, t1, until = pair
+    ids = sorted({e["id"] for e in t1})
+    fake = FakeTime()
+    with WikidataDouble(t0, t1, since=SINCE, until=until, latency=0.02) as wd:
+        wd.fail(throttled(is_entitydata, retry_after=3))
+        client = api(wd, fake)
+        now = client.entities_now(ids)
+        at = client.entities_at((e, wd.entity_pages[e].revisions[-1].id) for e in ids[:12])
+        requests = list(wd.requests)
+        most = wd.max_in_flight
+    assert {e for e, v in now.items() if v is not None} == set(ids)
+    assert {e: v["claims"] for e, v in at.items()} == {e["id"]: e["claims"] for e in t1 if e["id"] in ids[:12]}
+    assert len(requests) == -(-len(ids) // 50) + 12 + 1
+    assert all(r.headers["User-Agent"] == AGENT for r in requests)
+    assert all(r.params["maxlag"] == "5" for r in requests)
+    assert all(len(r.params["ids"].split("|")) <= 50 for r in requests if is_wbgetentities(r.params))
+    assert 2 <= most <= 3
+    assert fake.waits == [3.0]  # the 429's Retry-After, held by every thread
+
+
+def test_an_entity_edited_since_t1_is_read_as_it_was_at_t1(pair: Any) -> None:
+    t0, t1, until = pair
+    old = t1[5]
+    renamed = {**old, "labels": {"en": {"language": "en", "value": "Renamed"}}}
+    with WikidataDouble(t0, t1, since=SINCE, until=until, later={old["id"]: renamed}) as wd:
+        client = api(wd, FakeTime())
+        then = client.entities_as_of([old["id"], t1[6]["id"], "Q999999999"], until)
+        now = client.entities_now([old["id"]])
+    assert now[old["id"]]["labels"]["en"]["value"] == "Renamed"
+    assert then[old["id"]]["labels"] == old["labels"] and then[old["id"]]["claims"] == old["claims"]
+    assert then[t1[6]["id"]]["claims"] == t1[6]["claims"]
+    assert then["Q999999999"] is None
+
+
+# Bad settings: one line, before any request ------------------------------------------------------------------
+
+NOW = datetime(2026, 11, 17, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("kw", "says"), [
+    ({"since": "2026-11-16", "until": "2026-11-09"}, "--since 2026-11-16T00:00:00+00:00 is not before --until"),
+    ({"since": "2026-11-09", "until": "2026-11-09"}, "is not before --until"),
+    ({"since": "2026-10-01", "until": "2026-10-08"}, "more than 30 days back: Wikidata keeps recent changes for 30"),
+    ({"until": "2026-11-20"}, "--until 2026-11-20T00:00:00+00:00 is in the future"),
+    ({"since": "last monday"}, "--since 'last monday' is not a date"),
+    ({"api": "ftp://www.wikidata.org/w/api.php"}, "Wikidata API setting endpoint: 'ftp://www.wikidata.org/w/api.php' "
+     "is not an Action API URL"),
+    ({"user_agent": "timelyqa/0.1"}, "Wikidata API setting user_agent: 'timelyqa/0.1' has no contact details"),
+    ({"user_agent": None}, "the Wikidata API needs TIMELYQA_WIKIDATA_API_USER_AGENT"),
+    ({"endpoint": "query.wikidata.org/sparql"}, "--endpoint 'query.wikidata.org/sparql' is not an http(s) SPARQL"),
+])
+def test_a_bad_setting_is_one_line_naming_it(kw: dict[str, Any], says: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TIMELYQA_WIKIDATA_API_USER_AGENT", raising=False)
+    given = {"api": "https://www.wikidata.org/w/api.php", "since": "2026-11-09", "until": "2026-11-16",
+             "user_agent": AGENT, **kw}
+    with pytest.raises(ConfigError) as caught:
+        incremental.prepare(given.pop("api"), given.pop("since"), given.pop("until"), now=NOW, **given)
+    assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(("given", "says"), [
+    ({}, "give either two dumps"),
+    ({"before": "a", "after": "b", "api": "u", "since": "s", "until": "t"}, "not both"),
+    ({"before": "a", "api": "u", "since": "s", "until": "t"}, "not both nor part of one"),
+    ({"api": "u", "since": "s"}, "give either two dumps"),
+])
+def test_either_two_dumps_or_an_api_window(given: dict[str, str], says: str) -> None:
+    values = {"before": None, "after": None, "api": None, "since": None, "until": None, **given}
+    with pytest.raises(ConfigError, match=says):
+        incremental.mode(**values)
+    assert incremental.mode("a", "b", None, None, None) == "dumps"
+    assert incremental.mode(None, None, "u", "s", "t") == "api"

@@ -57,6 +57,29 @@ def parse_time(text: str | datetime, option: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+def mode(before: object, after: object, api: object, since: object, until: object) -> str:
+    """`dumps` (two dumps) or `api` (an API window): exactly one of the two ways to name a week of Wikidata."""
+    dumps, window = (before, after), (api, since, until)
+    if all(v is not None for v in dumps) and all(v is None for v in window):
+        return "dumps"
+    if all(v is not None for v in window) and all(v is None for v in dumps):
+        return "api"
+    raise ConfigError("give either two dumps (--before FILE --after FILE) or an API window (--api URL --since T0 "
+                      "--until T1), not both nor part of one")
+
+
+def prepare(api: str, since: str | datetime, until: str | datetime, *, user_agent: str | None = None,
+            endpoint: str = DEFAULT_SPARQL, now: datetime | None = None
+            ) -> tuple[WikidataApiSettings, datetime, datetime]:
+    """The incremental mode's settings from loose values (CLI options, flow parameters), before any request: the
+    API's (`TIMELYQA_WIKIDATA_API_*` under the given ones) and the window; a ConfigError names the wrong one."""
+    start, stop = parse_time(since, "--since"), parse_time(until, "--until")
+    check_window(start, stop, now or datetime.now(UTC))
+    if not endpoint.startswith(("http://", "https://")):
+        raise ConfigError(f"--endpoint {endpoint!r} is not an http(s) SPARQL URL")
+    return WikidataApiSettings.from_env(endpoint=api, user_agent=user_agent), start, stop
+
+
 def check_inputs(api: WikidataApiSettings, since: datetime, until: datetime, endpoint: str, *,
                  now: datetime | None = None) -> None:
     """Everything that can be wrong before any work: the window, the API settings (already validated), then one
