@@ -19,7 +19,7 @@ import pytest
 
 from tests.mwapi import is_listing, maxlag, throttled
 from tests.wdapi import WikidataDouble, is_entitydata, is_wbgetentities, rebase
-from tests.worldgen import write_dump
+from tests.worldgen import make_world, write_dump
 from timelyqa.errors import ConfigError
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.wikidata import incremental
@@ -56,12 +56,18 @@ class World:
         return self.until + timedelta(days=1)
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    """The fixture pair through the dump mode, and its T1 served by a local Oxigraph as the SPARQL endpoint."""
+@pytest.fixture(scope="module", params=["fixture", 3319])
+def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """A pair (the fixture, or a generated world) through the dump mode, and its T1 served by a local Oxigraph as
+    the SPARQL endpoint."""
     folder = tmp_path_factory.mktemp("dump-mode")
-    # The fixture pair is six months apart; moved to one week, since the API lists 30 days of changes.
-    t0, t1, until = rebase(read_dump(FIXTURES / "t0.json.gz"), read_dump(FIXTURES / "t1.json.gz"), since=SINCE)
+    if request.param == "fixture":
+        pair = read_dump(FIXTURES / "t0.json.gz"), read_dump(FIXTURES / "t1.json.gz")
+    else:
+        generated = make_world(request.param)
+        pair = generated.t0, generated.t1
+    # The pairs are months apart; moved to one week, since the API lists 30 days of changes.
+    t0, t1, until = rebase(*pair, since=SINCE)
     before, after = write_dump(t0, folder / "t0.json.gz"), write_dump(t1, folder / "t1.json.gz")
     out = folder / "out"
     run(before, after, out)
@@ -95,6 +101,13 @@ def test_a_window_of_the_api_gives_the_questions_of_the_dump_pair(world: World, 
     assert sum(map(is_entitydata, (r.params for r in requests))) >= len(touched)
     assert all(len(r.params["ids"].split("|")) <= 50 for r in requests if is_wbgetentities(r.params))
     assert any(is_wbgetentities(r.params) for r in requests)
+    # With --local-store, T1 is checked on the touched entities and what synthesis fetched: the same questions here.
+    with WikidataDouble(world.t0, world.t1, since=world.since, until=world.until) as wd:
+        incremental.run(settings(wd.endpoint), world.since, world.until, tmp_path / "local", endpoint=world.sparql,
+                        local_store=True, now=world.now)
+    assert questions(tmp_path / "local").to_dicts() == expected.to_dicts()
+    verification = pl.read_parquet(tmp_path / "local" / "questions.parquet")["verification"]
+    assert {v["endpoint"] for v in verification} == {"local oxigraph (T1)"}
 
 
 
