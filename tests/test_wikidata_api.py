@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -28,7 +31,8 @@ from timelyqa.wikidata.pipeline import run
 from timelyqa.wikipedia.apiclient import MediaWikiAPI
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
-SINCE = datetime(2026, 11, 9, tzinfo=UTC)
+SINCE = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=9)
+"""Recent, so that the command (which reads the wall clock) accepts the window too."""
 AGENT = "timelyqa-tests/0.1 (https://example.org/timelyqa; tests@example.org)"
 SAME = ["id", "question", "answer", "level", "sparql"]
 
@@ -51,6 +55,8 @@ class World:
     dump_out: Path
     sparql: str
 
+    name: str
+
     @property
     def now(self) -> datetime:
         return self.until + timedelta(days=1)
@@ -72,7 +78,7 @@ def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     out = folder / "out"
     run(before, after, out)
     with LocalOxigraph(out / "work" / "t1" / "rdf.nt", workdir=tmp_path_factory.mktemp("wdqs")) as wdqs:
-        yield World(t0, t1, SINCE, until, out, wdqs.query_url)
+        yield World(t0, t1, SINCE, until, out, wdqs.query_url, str(request.param))
 
 
 def questions(out: Path) -> pl.DataFrame:
@@ -230,3 +236,35 @@ def test_either_two_dumps_or_an_api_window(given: dict[str, str], says: str) -> 
         incremental.mode(**values)
     assert incremental.mode("a", "b", None, None, None) == "dumps"
     assert incremental.mode(None, None, "u", "s", "t") == "api"
+
+
+# The command ---------------------------------------------------------------------------------------------------
+
+def timelyqa(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    exe = Path(sys.executable).with_name("timelyqa")
+    env = {**os.environ, "TIMELYQA_QUIET": "1", "COLUMNS": "200", **(env or {})}
+    return subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True, timeout=600, env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("world", ["fixture"], indirect=True)
+def test_the_command_reads_a_window_of_the_api(world: World, tmp_path: Path) -> None:
+    window = ["--since", world.since.isoformat(), "--until", world.until.isoformat()]
+    with WikidataDouble(world.t0, world.t1, since=world.since, until=world.until) as wd:
+        env = {"TIMELYQA_WIKIDATA_API_USER_AGENT": AGENT}
+        proc = timelyqa("wikidata", "--api", wd.endpoint, *window, "--endpoint", world.sparql, "--out",
+                        tmp_path / "out", env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert questions(tmp_path / "out").to_dicts() == questions(world.dump_out).to_dicts()
+        served = len(wd.requests)
+        # Wrong settings: exit 2, one line, nothing asked of the API, nothing written.
+        for args, says in [
+            (["--api", wd.endpoint, "--since", "2020-01-01", "--until", "2020-01-08"], "more than 30 days back"),
+            (["--api", wd.endpoint, *window, "--before", FIXTURES / "t0.json.gz"], "not both nor part of one"),
+            (["--api", wd.endpoint, *window, "--user-agent", "me"], "has no contact details"),
+        ]:
+            bad = timelyqa("wikidata", *args, "--out", tmp_path / "bad", env=env)
+            lines = [line for line in bad.stderr.splitlines() if line.strip()]
+            assert bad.returncode == 2 and len(lines) == 1 and says in lines[0], bad.stderr
+        assert len(wd.requests) == served
+        assert not (tmp_path / "bad").exists()

@@ -45,23 +45,46 @@ def _one_line_errors() -> Iterator[None]:
 
 @app.command()
 def wikidata(
-    before: Annotated[Path, typer.Option(help="Wikidata JSON dump at T0 (plain, .gz or .bz2)")],
-    after: Annotated[Path, typer.Option(help="Wikidata JSON dump at T1")],
     out: Annotated[Path, typer.Option(help="folder for questions.parquet, rejected.parquet, manifest.json")],
-    endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph")] = None,
+    before: Annotated[Path | None, typer.Option(help="Wikidata JSON dump at T0 (plain, .gz or .bz2)")] = None,
+    after: Annotated[Path | None, typer.Option(help="Wikidata JSON dump at T1")] = None,
+    api: Annotated[str | None, typer.Option(help="instead of dumps: Wikidata's Action API, e.g. "
+                                            "https://www.wikidata.org/w/api.php (User-Agent from "
+                                            "TIMELYQA_WIKIDATA_API_USER_AGENT), with --since and --until")] = None,
+    since: Annotated[str | None, typer.Option(help="with --api: T0, a date or ISO time (UTC when no zone), within "
+                                              "the last 30 days")] = None,
+    until: Annotated[str | None, typer.Option(help="with --api: T1; answers are as of this moment")] = None,
+    endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph (dumps) "
+                                                 "or https://query.wikidata.org/sparql (--api)")] = None,
     endpoint_before: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T0; default: a local "
                                                         "Oxigraph")] = None,
+    local_store: Annotated[bool, typer.Option(help="with --api: check T1 on a local Oxigraph of the edited entities "
+                                              "and their neighbourhood instead of the endpoint")] = False,
+    user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
     seed: Annotated[int, typer.Option(help="seed for every choice among equals")] = 0,
     max_anchors: Annotated[int | None, typer.Option(help="sample this many delta triples (seeded)")] = None,
 ) -> None:
-    """Questions from the changes between two Wikidata dumps, each verified by SPARQL against T1 and T0."""
+    """Questions from the changes between two Wikidata dumps, or in a window of the API (--api --since --until),
+    each verified by SPARQL against T1 and T0."""
+    from timelyqa.wikidata import incremental
     from timelyqa.wikidata.pipeline import Settings, run
 
     with _one_line_errors():
         settings = Settings(seed=seed, max_anchors=max_anchors)
-        with _progress() as report:
-            manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before, settings=settings,
-                           progress=report)
+        if incremental.mode(before, after, api, since, until) == "api":
+            if endpoint_before is not None:
+                raise ConfigError("--endpoint-before is for dumps: with --api, T0 is checked on a local Oxigraph")
+            sparql = endpoint or incremental.DEFAULT_SPARQL
+            wd, start, stop = incremental.prepare(api, since, until, user_agent=user_agent,  # type: ignore[arg-type]
+                                                  endpoint=sparql)
+            manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=local_store,
+                                       settings=settings)
+        else:
+            if local_store or user_agent:
+                raise ConfigError("--local-store and --user-agent go with --api, not with dumps")
+            with _progress() as report:
+                manifest = run(before, after, out, endpoint=endpoint,  # type: ignore[arg-type]
+                               before_endpoint=endpoint_before, settings=settings, progress=report)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
