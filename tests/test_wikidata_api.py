@@ -268,3 +268,39 @@ def test_the_command_reads_a_window_of_the_api(world: World, tmp_path: Path) -> 
             assert bad.returncode == 2 and len(lines) == 1 and says in lines[0], bad.stderr
         assert len(wd.requests) == served
         assert not (tmp_path / "bad").exists()
+
+
+# The flow ------------------------------------------------------------------------------------------------------
+
+@pytest.fixture
+def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A throwaway Prefect server and database; nothing is written under ~/.prefect."""
+    from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
+
+    home = tmp_path_factory.mktemp("prefect-home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("DO_NOT_TRACK", "1")
+        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
+            with prefect_test_harness(server_startup_timeout=120):
+                yield
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("world", ["fixture"], indirect=True)
+def test_the_flow_reads_a_window_of_the_api(world: World, tmp_path: Path, prefect_api: None,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.wikidata import wikidata_flow
+
+    monkeypatch.setenv("TIMELYQA_WIKIDATA_API_USER_AGENT", AGENT)
+    with WikidataDouble(world.t0, world.t1, since=world.since, until=world.until) as wd:
+        manifest = wikidata_flow(api=wd.endpoint, since=world.since.isoformat(), until=world.until.isoformat(),
+                                 endpoint=world.sparql, out=str(tmp_path / "out"))
+        both = wikidata_flow(before=str(FIXTURES / "t0.json.gz"), after=str(FIXTURES / "t1.json.gz"),
+                             api=wd.endpoint, since=world.since.isoformat(), until=world.until.isoformat(),
+                             out=str(tmp_path / "both"), return_state=True)
+    assert manifest["inputs"]["api"]["url"] == wd.endpoint
+    assert questions(tmp_path / "out").to_dicts() == questions(world.dump_out).to_dicts()
+    assert both.is_failed() and "not both" in (both.message or "")
+    assert not (tmp_path / "both").exists()
