@@ -34,7 +34,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
 SINCE = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=9)
 """Recent, so that the command (which reads the wall clock) accepts the window too."""
 AGENT = "timelyqa-tests/0.1 (https://example.org/timelyqa; tests@example.org)"
-SAME = ["id", "question", "answer", "level", "sparql"]
+SAME = ["id", "question", "answer", "answer_aliases", "level", "event_date", "sparql"]
 
 
 def read_dump(path: Path) -> list[dict[str, Any]]:
