@@ -1,16 +1,20 @@
-"""The Wikidata flow: two dumps in, verified questions out, one Prefect task per pipeline stage."""
+"""The Wikidata flow: two dumps, or a window of the Wikidata API, in; verified questions out; one Prefect task per
+pipeline stage."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
 
 from flows.common import RETRY_TRANSIENT, publish_funnel
+from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import released_rows
-from timelyqa.wikidata import pipeline, recheck
+from timelyqa.wikidata import incremental, pipeline, recheck
+from timelyqa.wikidata.api import WikidataApiSettings
 
 
 @task
@@ -48,10 +52,10 @@ def check_previous(previous: Path) -> int:
 
 
 @task(**RETRY_TRANSIENT)
-def recheck_released(previous: Path, workdir: Path, endpoint: str | None, t1_dir: Path,
+def recheck_released(previous: Path, workdir: Path, endpoint: str | None, rdf: Path | None,
                      settings: pipeline.Settings) -> Path:
-    return recheck.recheck_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint,
-                                    rdf=t1_dir / "rdf.nt", concurrency=settings.concurrency)
+    return recheck.recheck_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint, rdf=rdf,
+                                    concurrency=settings.concurrency)
 
 
 @task
@@ -59,34 +63,94 @@ def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> Mani
     return pipeline.finish(workdir, out, settings=settings)
 
 
-@flow(name="wikidata")
-def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None, seed: int = 0,
-                  max_anchors: int | None = None, batch_size: int = 500, concurrency: int = 2,
-                  before_endpoint: str | None = None, previous: str | None = None) -> dict[str, Any]:
-    """Questions whose answers changed between two Wikidata dumps, verified by SPARQL against `after`, and
-    dropped when `before` gives the same single answer.
+@task
+def check_window(api: WikidataApiSettings, since: datetime, until: datetime, endpoint: str) -> None:
+    """Fail the run on a wrong window, API or endpoint before any work; never retried."""
+    incremental.check_inputs(api, since, until, endpoint)
 
-    `endpoint` is a SPARQL endpoint already holding `after`, `before_endpoint` one holding `before`; a dump
-    without one is loaded into a local Oxigraph.
+
+@task(**RETRY_TRANSIENT)
+def fetch_edited(api: WikidataApiSettings, since: datetime, until: datetime, workdir: Path) -> tuple[Path, Path]:
+    return incremental.fetch_states(api, since, until, workdir)
+
+
+@task(**RETRY_TRANSIENT)
+def synthesize_over_api(t1_dir: Path, t0_dir: Path, delta: Path, workdir: Path, settings: pipeline.Settings,
+                        api: WikidataApiSettings, endpoint: str, until: datetime) -> Path:
+    return incremental.synthesize(t1_dir, t0_dir, delta, workdir, settings, api=api, endpoint=endpoint, until=until)
+
+
+@task(**RETRY_TRANSIENT)
+def verify_over_api(candidates: Path, workdir: Path, endpoint: str, settings: pipeline.Settings, *,
+                    local_store: bool) -> Path:
+    t0_store, t1_store = incremental.stores(workdir, local_store=local_store)
+    return pipeline.verify(candidates, t1_store, workdir, None if local_store else endpoint, settings,
+                           t0_dir=t0_store)
+
+
+@task
+def write_api_outputs(workdir: Path, out: Path, api: WikidataApiSettings, endpoint: str, since: datetime,
+                      until: datetime, local_store: bool, settings: pipeline.Settings) -> Manifest:
+    return incremental.finish(workdir, out, api=api, endpoint=endpoint, since=since, until=until,
+                              local_store=local_store, settings=settings)
+
+
+@flow(name="wikidata")
+def wikidata_flow(before: str | None = None, after: str | None = None, out: str = "out/wikidata",
+                  endpoint: str | None = None, seed: int = 0, max_anchors: int | None = None, batch_size: int = 500,
+                  concurrency: int = 2, before_endpoint: str | None = None, api: str | None = None,
+                  since: str | None = None, until: str | None = None, local_store: bool = False,
+                  previous: str | None = None) -> dict[str, Any]:
+    """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
+    Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
+    single answer.
+
+    Dumps: `endpoint` is a SPARQL endpoint already holding `after`, `before_endpoint` one holding `before`; a
+    dump without one is loaded into a local Oxigraph.
+    API window (T0 within the last 30 days; User-Agent from TIMELYQA_WIKIDATA_API_USER_AGENT): `endpoint`
+    (default https://query.wikidata.org/sparql) gives synthesis its subject sets and checks T1, or with
+    `local_store` a local Oxigraph of the edited entities and their neighbourhood checks T1; T0 is checked on a
+    local Oxigraph of the edited entities at T0 and the same neighbourhood.
     `seed` and `max_anchors` choose which changes become questions; `batch_size` is questions per SPARQL query,
     `concurrency` how many such queries are in flight at once. `previous` is the last release: its Wikidata rows
-    are asked again of `after`, and those no longer true are rejected at stage `refresh` (retired from the next).
+    are asked again of T1 (of `endpoint`, or a local Oxigraph of `after`; not of an API window's local store, which
+    holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
+    next release).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
-    before_dump, after_dump, out_dir = Path(before), Path(after), Path(out)
-    check_inputs(before_dump, after_dump, endpoint, before_endpoint)
-    if previous:
-        check_previous(Path(previous))
-    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
+    out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
-    # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
-    t0 = read_snapshot(before_dump, workdir, "t0", rdf=before_endpoint is None)
-    t1 = read_snapshot(after_dump, workdir, "t1", rdf=endpoint is None)
-    delta = compute_delta(t0, t1, workdir)
-    candidates = synthesize_questions(t1, delta, workdir, settings)
-    verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
-    if previous:
-        recheck_released(Path(previous), workdir, endpoint, t1, settings)
-    manifest = write_outputs(workdir, out_dir, settings)
+    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
+    if incremental.mode(before, after, api, since, until) == "api":
+        if before_endpoint is not None:
+            raise ConfigError("before_endpoint is for dumps: with an API window, T0 is checked on a local Oxigraph")
+        sparql = endpoint or incremental.DEFAULT_SPARQL
+        wd, start, stop = incremental.prepare(api, since, until, endpoint=sparql)  # type: ignore[arg-type]
+        check_window(wd, start, stop, sparql)
+        if previous:
+            check_previous(Path(previous))
+        t0_dump, t1_dump = fetch_edited(wd, start, stop, workdir)
+        t0 = read_snapshot(t0_dump, workdir, "t0", rdf=True)
+        t1 = read_snapshot(t1_dump, workdir, "t1", rdf=True)
+        delta = compute_delta(t0, t1, workdir)
+        candidates = synthesize_over_api(t1, t0, delta, workdir, settings, wd, sparql, stop)
+        verify_over_api(candidates, workdir, sparql, settings, local_store=local_store)
+        if previous and not local_store:
+            recheck_released(Path(previous), workdir, sparql, None, settings)
+        manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, local_store, settings)
+    else:
+        before_dump, after_dump = Path(before), Path(after)  # type: ignore[arg-type]
+        check_inputs(before_dump, after_dump, endpoint, before_endpoint)
+        if previous:
+            check_previous(Path(previous))
+        # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
+        t0 = read_snapshot(before_dump, workdir, "t0", rdf=before_endpoint is None)
+        t1 = read_snapshot(after_dump, workdir, "t1", rdf=endpoint is None)
+        delta = compute_delta(t0, t1, workdir)
+        candidates = synthesize_questions(t1, delta, workdir, settings)
+        verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
+        if previous:
+            recheck_released(Path(previous), workdir, endpoint, t1 / "rdf.nt", settings)
+        manifest = write_outputs(workdir, out_dir, settings)
     publish_funnel(manifest, out=str(out_dir))
     return manifest.model_dump(mode="json")

@@ -147,8 +147,8 @@ def cli(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]
 
 @pytest.mark.parametrize(("args", "env", "says"), [
     (["--dumps", "latest", "--before", FIXTURES / "t0.json.gz"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA},
-     "without --before/--after"),
-    ([], {}, "give --before and --after"),
+     "not both nor part of one"),
+    ([], {}, "give either two dumps"),
     (["--dumps", "latest"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": ""}, "TIMELYQA_WIKIDATA_MIRROR_USER_AGENT"),
     (["--dumps", "monday"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA}, "--dumps 'monday'"),
     (["--dumps", "latest", "--mirror", "file:///srv/dumps/"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA},

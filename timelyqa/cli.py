@@ -54,36 +54,56 @@ def wikidata(
     mirror: Annotated[str | None, typer.Option(help="dump mirror's wikidatawiki/entities/ URL, for --dumps; "
                                                "default https://dumps.wikimedia.org/wikidatawiki/entities/")] = None,
     cache: Annotated[Path | None, typer.Option(help="where --dumps keeps the dumps; default out/dumps")] = None,
-    endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph")] = None,
+    api: Annotated[str | None, typer.Option(help="instead of dumps: Wikidata's Action API, e.g. "
+                                            "https://www.wikidata.org/w/api.php (User-Agent from "
+                                            "TIMELYQA_WIKIDATA_API_USER_AGENT), with --since and --until")] = None,
+    since: Annotated[str | None, typer.Option(help="with --api: T0, a date or ISO time (UTC when no zone), within "
+                                              "the last 30 days")] = None,
+    until: Annotated[str | None, typer.Option(help="with --api: T1; answers are as of this moment")] = None,
+    endpoint: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T1; default: a local Oxigraph (dumps) "
+                                                 "or https://query.wikidata.org/sparql (--api)")] = None,
     endpoint_before: Annotated[str | None, typer.Option(help="SPARQL endpoint holding T0; default: a local "
                                                         "Oxigraph")] = None,
+    local_store: Annotated[bool, typer.Option(help="with --api: check T1 on a local Oxigraph of the edited entities "
+                                              "and their neighbourhood instead of the endpoint")] = False,
+    user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
     seed: Annotated[int, typer.Option(help="seed for every choice among equals")] = 0,
     max_anchors: Annotated[int | None, typer.Option(help="sample this many delta triples (seeded)")] = None,
     previous: Annotated[Path | None, typer.Option(help="the last release: its Wikidata rows are asked again of T1, "
                                                   "and those no longer true are retired")] = None,
 ) -> None:
-    """Questions from the changes between two Wikidata dumps, each verified by SPARQL against T1 and T0."""
+    """Questions from the changes between two Wikidata dumps, or in a window of the API (--api --since --until),
+    each verified by SPARQL against T1 and T0."""
+    from timelyqa.wikidata import incremental
     from timelyqa.wikidata.pipeline import Settings, run
 
     with _one_line_errors():
         settings = Settings(seed=seed, max_anchors=max_anchors)
-        with _progress() as report:
-            before, after = _dump_pair(before, after, dumps, mirror, cache, report)
-            manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before, settings=settings,
-                           progress=report, previous=previous)
+        way = incremental.mode(before, after, api, since, until, dumps)
+        if way == "api":
+            if endpoint_before is not None:
+                raise ConfigError("--endpoint-before is for dumps: with --api, T0 is checked on a local Oxigraph")
+            sparql = endpoint or incremental.DEFAULT_SPARQL
+            wd, start, stop = incremental.prepare(api, since, until, user_agent=user_agent,  # type: ignore[arg-type]
+                                                  endpoint=sparql)
+            manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=local_store,
+                                       settings=settings, previous=previous)
+        else:
+            if local_store or user_agent:
+                raise ConfigError("--local-store and --user-agent go with --api, not with dumps")
+            with _progress() as report:
+                before, after = _dump_pair(before, after, dumps, mirror, cache, report)
+                manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before,
+                               settings=settings, progress=report, previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
 
 def _dump_pair(before: Path | None, after: Path | None, dumps: str | None, mirror: str | None, cache: Path | None,
                report: Any) -> tuple[Path, Path]:
-    """Two dumps given by path, or fetched from a mirror by `--dumps`; one or the other, never both."""
+    """Two dumps given by path, or fetched from a mirror by `--dumps` (incremental.mode has made sure it is one)."""
     if dumps is None:
-        if before is None or after is None:
-            raise ConfigError("give --before and --after (two dump files) or --dumps latest (fetched from a mirror)")
-        return before, after
-    if before is not None or after is not None:
-        raise ConfigError("--dumps fetches both dumps: give it without --before/--after")
+        return before, after  # type: ignore[return-value]
     from timelyqa.wikidata.mirror import Mirror, MirrorSettings, parse_which
 
     parse_which(dumps)

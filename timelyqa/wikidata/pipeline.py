@@ -97,15 +97,20 @@ def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     return path
 
 
-def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings) -> Path:
-    """Filter the delta to anchors, write L1/L2/L3 candidates; every drop is kept with its reason."""
+def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings, *, graph: Graph | None = None,
+               as_of: datetime | None = None) -> Path:
+    """Filter the delta to anchors, write L1/L2/L3 candidates; every drop is kept with its reason.
+
+    `graph` is the T1 graph to synthesize over (default: the T1 snapshot's own tables), `as_of` the moment the
+    answers hold (default: the snapshot's newest modification)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("synthesize"):
-        graph = Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
+        graph = graph or Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
         delta = pl.read_parquet(delta_path)
         units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True)
                  if kind == Kind.QUANTITY}
-        graph.fetch_labels(set(delta["s"]) | set(delta["o"]) | (units - {None}))
+        # The properties too: a graph that fetches on demand knows no property before it is asked.
+        graph.fetch_labels(set(delta["s"]) | set(delta["p"]) | set(delta["o"]) | (units - {None}))
         anchors = []
         for s, p, o, kind, change, _ in delta.iter_rows():
             dropped = anchor_drop(s, p, o, Kind(kind), graph)
@@ -119,7 +124,8 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
         for m in missed:
             ledger.reject({"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o], "level": m.level}, m.reason, m.detail)
         info = snapshot.SnapshotInfo.load(t1_dir)
-        frame, render_rejects = candidate_frame(candidates, graph, as_of=_as_of(info), snapshot_sha256=info.sha256)
+        frame, render_rejects = candidate_frame(candidates, graph, as_of=as_of or _as_of(info),
+                                                snapshot_sha256=info.sha256)
         ledger.reject_all(render_rejects)
         path = workdir / "candidates.parquet"
         frame.write_parquet(path)

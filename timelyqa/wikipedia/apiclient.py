@@ -25,7 +25,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -52,6 +52,8 @@ class ApiSettings(BaseModel):
     """One wiki's Action API and how politely to use it; any wrong value is a one-line ConfigError."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+    NAME: ClassVar[str] = "Wikipedia API"
+    """How messages name the API: a subclass for another wiki (Wikidata) says its own name."""
 
     endpoint: str = Field(default="https://en.wikipedia.org/w/api.php", description="the wiki's api.php URL")
     user_agent: str = Field(description="who is asking and how to reach them, e.g. "
@@ -70,7 +72,7 @@ class ApiSettings(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "settings"
             message = str(first["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"Wikipedia API setting {where}: {message}") from None
+            raise ConfigError(f"{type(self).NAME} setting {where}: {message}") from None
 
     @field_validator("endpoint")
     @classmethod
@@ -109,7 +111,7 @@ class ApiSettings(BaseModel):
                                   if env.get(prefix + name.upper())}
         values.update({k: v for k, v in overrides.items() if v is not None})
         if "user_agent" not in values:
-            raise ConfigError(f"the Wikipedia API needs {prefix}USER_AGENT (or the matching option): a client name "
+            raise ConfigError(f"the {cls.NAME} needs {prefix}USER_AGENT (or the matching option): a client name "
                               "with contact details, per Wikimedia's User-Agent policy")
         return cls(**values)
 
@@ -189,19 +191,23 @@ class MediaWikiAPI:
                 raise SourceContractError(f"{self.settings.endpoint}: continuation does not advance: {nxt}")
             cont = nxt
 
-    def get(self, params: Mapping[str, str], *, at_start: bool = False) -> dict[str, Any]:
+    def get(self, params: Mapping[str, str], *, at_start: bool = False, path: str | None = None) -> dict[str, Any]:
         """One GET with the polite parameters added, retried while the failure may pass.
 
-        `at_start`: a refused connection is a ConfigError (a wrong endpoint), not a failure to retry."""
+        `at_start`: a refused connection is a ConfigError (a wrong endpoint), not a failure to retry.
+        `path`: another page of the same host that answers JSON (Wikibase's `/wiki/Special:EntityData/Q1.json`),
+        under the same limits; it is sent `maxlag` but not the API's `format` parameters."""
         s = self.settings
-        query = {**params, "format": "json", "formatversion": "2", "maxlag": str(s.maxlag)}
+        api = {} if path else {"format": "json", "formatversion": "2"}
+        query = {**params, **api, "maxlag": str(s.maxlag)}
+        url = s.endpoint if path is None else f"{urlsplit(s.endpoint).scheme}://{s.host}{path}"
         what = _summary(params)
         last, wait = "", None
         for attempt in range(s.retries + 1):
             with self._gate:
                 self._wait_turn()  # after the slot is ours: a wait ordered meanwhile still holds this request
                 try:
-                    response = self._http.get(s.endpoint, params=query)
+                    response = self._http.get(url, params=query)
                 except httpx.TransportError as exc:
                     response, last, wait = None, f"{type(exc).__name__}: {exc}".strip(": "), None
                     if at_start and isinstance(exc, _UNREACHABLE):
@@ -270,7 +276,7 @@ class MediaWikiAPI:
 
 def _summary(params: Mapping[str, str]) -> str:
     """What a request is for, in a log line: its module and page, never headers."""
-    keys = ("meta", "list", "prop", "pageids", "titles")
+    keys = ("meta", "list", "prop", "pageids", "titles", "ids", "revision")
     return " ".join(f"{k}={params[k]}" for k in keys if k in params) or "request"
 
 
