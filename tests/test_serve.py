@@ -1,4 +1,4 @@
-"""`make serve` end to end: the stack it starts runs a flow run that its scheduler created, and Ctrl-C leaves nothing."""
+"""`make serve` end to end: its stack runs a flow run that its scheduler created, and Ctrl-C leaves nothing."""
 
 from __future__ import annotations
 
@@ -95,7 +95,8 @@ def test_make_serve_runs_a_scheduled_flow_run_and_ctrl_c_leaves_no_process(tmp_p
     api = f"http://127.0.0.1:{port}/api"
     serve_args = f"--home {home} --port {port} --prefect-file {one_scheduled_deployment(tmp_path, out)}"
     # The Makefile's target as a user runs it; -o: the test's own venv is set up already, never re-synced here.
-    args = ["make", "--no-print-directory", "-o", f"{VENV}/.synced", f"VENV={VENV}", "serve", f"SERVE_ARGS={serve_args}"]
+    args = ["make", "--no-print-directory", "-o", f"{VENV}/.synced", f"VENV={VENV}", "serve",
+            f"SERVE_ARGS={serve_args}"]
     log = tmp_path / "serve.log"
     with log.open("wb") as sink:
         make = subprocess.Popen(args, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
