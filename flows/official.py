@@ -19,7 +19,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import publish_funnel, secret
+from flows.common import publish_funnel, run_clock, run_name, secret
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -70,7 +70,14 @@ def build_rows(recipes: Path, state: Path, out: Path, broken_after: int) -> Mani
     return pipeline.build(catalog.recipes, catalog.refused, state, out, broken_after=broken_after)
 
 
-@flow(name="official", flow_run_name="official {out}")
+def _name(params: dict[str, Any]) -> str:
+    """`official 2026-11-24T05:00Z` (the recipes' clock), or the bundled world's when it is served."""
+    if params.get("recipes"):
+        return f"official {run_clock():%Y-%m-%dT%H:%MZ}"
+    return f"official {Path(params.get('bundle') or 'data/demo/official/bundle.yaml').parent.name} world"
+
+
+@flow(name="official", flow_run_name=run_name(_name, "official"))
 def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("data/demo/official/bundle.yaml"),
                   recipes: Path | None = None, state: Path | None = None, variables: dict[str, str] | None = None,
                   broken_after: int = health.BROKEN_AFTER, repair: bool = False,

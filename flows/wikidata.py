@@ -7,7 +7,7 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows.common import RETRY_TRANSIENT, publish_funnel
+from flows.common import RETRY_TRANSIENT, progress_artifact, publish_funnel, run_name
 from timelyqa.manifest import Manifest
 from timelyqa.wikidata import pipeline
 
@@ -18,9 +18,12 @@ def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoin
     pipeline.check_inputs(before, after, endpoint, before_endpoint)
 
 
-@task(**RETRY_TRANSIENT)
+@task(**RETRY_TRANSIENT, task_run_name="read {name}")
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool) -> Path:
-    return pipeline.read_snapshot(dump, workdir, name, rdf=rdf)
+    # The bytes read, as the CLI's bar shows them: a full dump takes hours.
+    with progress_artifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}") as report:
+        return pipeline.read_snapshot(dump, workdir, name, rdf=rdf,
+                                      progress=lambda done, total: report(dump.name, done, total))
 
 
 @task(**RETRY_TRANSIENT)
@@ -45,7 +48,14 @@ def write_outputs(workdir: Path, out: Path, settings: pipeline.Settings) -> Mani
     return pipeline.finish(workdir, out, settings=settings)
 
 
-@flow(name="wikidata")
+def _window(params: dict[str, Any]) -> str:
+    """`2026-11-09..2026-11-16`: the API window's days when the run has one, else the two dumps' names."""
+    if params.get("since") and params.get("until"):
+        return f"{str(params['since'])[:10]}..{str(params['until'])[:10]}"
+    return f"{Path(params['before']).name}..{Path(params['after']).name}"
+
+
+@flow(name="wikidata", flow_run_name=run_name(lambda p: f"wikidata {_window(p)}", "wikidata"))
 def wikidata_flow(before: str, after: str, out: str, endpoint: str | None = None, seed: int = 0,
                   max_anchors: int | None = None, batch_size: int = 500, concurrency: int = 2,
                   before_endpoint: str | None = None) -> dict[str, Any]:
