@@ -11,7 +11,6 @@ from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 
 from flows.common import run_name
-
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
