@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -188,3 +189,21 @@ def load_test_split(release: Path, env: dict[str, str], config: str) -> int:
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr[-4000:]
     return int(result.stdout.strip().splitlines()[-1])
+
+
+def test_live_windows_are_the_days_before_the_runs_scheduled_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Monday 03:00 run reads the week to Monday 00:00 and names itself so, even when a worker starts it late."""
+    from prefect.runtime import flow_run
+
+    from flows import news, wikipedia
+    from flows.common import run_clock
+
+    scheduled = datetime(2026, 11, 23, 3, 0, tzinfo=UTC)
+    monkeypatch.setitem(flow_run.FIELDS, "scheduled_start_time", lambda: scheduled)
+    assert run_clock() == scheduled
+    found = deployments()
+    assert wikipedia._name(found["wikipedia-weekly"]["parameters"]) == "wikipedia 2026-11-16..2026-11-23"
+    assert wikipedia._window(found["wikipedia-weekly"]["parameters"]) == (datetime(2026, 11, 16, tzinfo=UTC),
+                                                                          datetime(2026, 11, 23, tzinfo=UTC))
+    assert news._name(found["news-daily"]["parameters"]) == "news 2026-11-22"
+    assert news._name({"days": 7}) == "news 2026-11-16..2026-11-22"
