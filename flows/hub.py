@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger, task
-from prefect.artifacts import create_markdown_artifact
+from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, secret
+from flows.common import RETRY_TRANSIENT, run_name, secret
 from publish.hub import PublishResult, publish_release
 from timelyqa.errors import ConfigError
 
@@ -38,7 +38,7 @@ def publish_to_hub(release: Path, repo: str, secret_block: str | None, dry_run: 
     return publish_release(release, repo, token=token, endpoint=endpoint, dry_run=dry_run)
 
 
-@flow(name="publish")
+@flow(name="publish", flow_run_name=run_name(lambda p: f"publish {p['repo']}", "publish"))
 def publish_flow(release: str, repo: str, dry_run: bool = False, secret_block: str | None = DEFAULT_SECRET_BLOCK,
                  endpoint: str | None = None) -> dict[str, Any]:
     """Publish the release folder `release` to the Hub dataset repo `repo` (ORG/NAME) under its version tag.
@@ -56,4 +56,8 @@ def publish_flow(release: str, repo: str, dry_run: bool = False, secret_block: s
     lines += [f"- added `{path}`" for path in result.uploaded] + [f"- deleted `{path}`" for path in result.deleted]
     create_markdown_artifact("\n".join(lines) + "\n", key="publish-summary",
                              description=f"publish {result.repo_id} {result.tag}")
+    if not result.dry_run:
+        hub = (endpoint or os.environ.get("HF_ENDPOINT") or "https://huggingface.co").rstrip("/")
+        create_link_artifact(f"{hub}/datasets/{result.repo_id}/tree/{result.tag}", key="release-hub",
+                             link_text=f"{result.repo_id} {result.tag}", description="the release on the Hub")
     return asdict(result)

@@ -7,8 +7,9 @@ task, the LLM writer in three (write, check, finish), a retry paying only for th
 
 from __future__ import annotations
 
+import json
 from contextlib import ExitStack
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, publish_funnel, secret
+from flows.common import RETRY_TRANSIENT, crawl_rows, publish_funnel, run_clock, run_name, secret
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -50,7 +51,12 @@ def plan_links(out: Path, outlets: Path) -> Path:
 def crawl_articles(out: Path, outlets: Path, settings: pipeline.Settings, archive_base: str | None,
                    tuned: dict[str, Any] | None) -> Path:
     """The crawl in its own process (Twisted's reactor cannot restart); fails when it fetched nothing."""
-    return pipeline.crawl_articles(out, outlets, settings, archive_base=archive_base, tuned=tuned)
+    crawl = pipeline.crawl_articles(out, outlets, settings, archive_base=archive_base, tuned=tuned)
+    stats = crawl / "crawl_stats.json"
+    if stats.is_file():  # none when no link was to be fetched: no crawl ran
+        create_table_artifact(crawl_rows(json.loads(stats.read_text(encoding="utf-8"))), key="news-crawl",
+                              description="news: what the crawl fetched and why not")
+    return crawl
 
 
 @task(cache_policy=NONE)
@@ -98,17 +104,25 @@ def _writer(out: Path, block: str | None) -> NewsLLMWriter:
 
 
 def window(start: str | None, end: str | None, days: int, today: date | None = None) -> tuple[date, date]:
-    """`start`..`end` (ISO dates), by default the `days` days before today (UTC): today's page is still being
-    written."""
+    """`start`..`end` (ISO dates), by default the `days` days before today (UTC; in a deployment's run, the day it
+    was scheduled for): today's page is still being written."""
     try:
-        last = date.fromisoformat(end) if end else (today or datetime.now(UTC).date()) - timedelta(days=1)
+        last = date.fromisoformat(end) if end else (today or run_clock().date()) - timedelta(days=1)
         first = date.fromisoformat(start) if start else last - timedelta(days=days - 1)
     except ValueError as exc:
         raise ConfigError(f"news: start/end must be ISO dates (YYYY-MM-DD): {exc}") from None
     return first, last
 
 
-@flow(name="news")
+def _name(params: dict[str, Any]) -> str:
+    """`news 2026-11-23`, `news 2026-11-17..2026-11-23`, or the bundled archive's folder."""
+    if params.get("archive_dir"):
+        return f"news {Path(params['archive_dir']).name}"
+    first, last = window(params.get("start"), params.get("end"), params.get("days", 1))
+    return f"news {first}" if first == last else f"news {first}..{last}"
+
+
+@flow(name="news", flow_run_name=run_name(_name, "news"))
 def news_flow(out: str, api: str | None = WIKIPEDIA_API, dump: str | None = None, archive_dir: str | None = None,
               outlets: str | None = None, start: str | None = None, end: str | None = None, days: int = 1,
               generator: str = "template", seed: int = 0, archive: str = "none", archive_base: str | None = None,

@@ -19,7 +19,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import publish_funnel, secret
+from flows.common import publish_funnel, run_clock, run_name, secret
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -70,21 +70,31 @@ def build_rows(recipes: Path, state: Path, out: Path, broken_after: int) -> Mani
     return pipeline.build(catalog.recipes, catalog.refused, state, out, broken_after=broken_after)
 
 
-@flow(name="official", flow_run_name="official {out}")
-def official_flow(out: Path = Path("out/official"), bundle: Path | None = Path("data/demo/official/bundle.yaml"),
+def _name(params: dict[str, Any]) -> str:
+    """`official 2026-11-24T05:00Z` (the recipes' clock), or the bundled world's when it is served."""
+    if params.get("recipes"):
+        return f"official {run_clock():%Y-%m-%dT%H:%MZ}"
+    return f"official {Path(params['bundle']).parent.name} world"
+
+
+@flow(name="official", flow_run_name=run_name(_name, "official"))
+def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
                   recipes: Path | None = None, state: Path | None = None, variables: dict[str, str] | None = None,
                   broken_after: int = health.BROKEN_AFTER, repair: bool = False,
                   llm_secret_block: str | None = None) -> Manifest:
-    """The daily check: `recipes` at the run's clock (state in `state`, default `out/state`), or, by default, the
-    bundled world served for the run and checked at its clocks. With `repair`, broken recipes get a proposal from
-    the model (TIMELYQA_LLM_*, its key in the Secret block `llm_secret_block`); when one is accepted the recipes
-    are checked again at the last clock, so a mended recipe is back in the rows at once."""
+    """The daily check: `recipes` at the run's clock (state in `state`, default `out/state`), or a `bundle` (the
+    demo's is data/demo/official/bundle.yaml), its world served for the run and checked at its clocks; one of
+    them. With `repair`, broken recipes get a proposal from the model (TIMELYQA_LLM_*, its key in the Secret block
+    `llm_secret_block`); when one is accepted the recipes are checked again at the last clock, so a mended recipe is
+    back in the rows at once."""
     out = Path(out)
     state = Path(state) if state else out / "state"
     with ExitStack() as stack:
+        if (recipes is None) == (bundle is None):
+            # Both: a run meant for a bundled world must never check the live recipes of a deployment's default.
+            both = "" if recipes is None else f" (recipes {recipes}, bundle {bundle}): set the other null"
+            raise ConfigError(f"give recipes (a folder of recipe files) or a bundle, one of them{both}")
         if recipes is None:
-            if bundle is None:
-                raise ConfigError("give recipes (a folder of recipe files) or a bundle")
             world = Bundle.load(Path(bundle))
             root = Path(bundle).parent
             stack.enter_context(LocalSite(root / world.site, port=world.port, host=world.host))

@@ -6,8 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
-from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
+from prefect.client.orchestration import get_client
+from prefect.runtime import flow_run
 
+from flows.common import run_name
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
@@ -33,7 +36,14 @@ def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-@flow(name="release")
+def name_run(name: str) -> None:
+    """Rename this flow run once its name is known (a release's version comes out of the build)."""
+    if flow_run.id:
+        with get_client(sync_client=True) as client:
+            client.update_flow_run(flow_run.id, name=name)
+
+
+@flow(name="release", flow_run_name=run_name(lambda p: f"release {p.get('version') or 'of ' + p['out']}", "release"))
 def release_flow(sources: list[str], out: str, version: str | None = None,
                  previous: str | None = None) -> dict[str, Any]:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.
@@ -42,6 +52,7 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
     `previous` is the folder of the release before it, when `out` does not already hold it.
     """
     manifest = assemble_release([Path(s) for s in sources], Path(out), version, Path(previous) if previous else None)
+    name_run(f"release {manifest['version']}")
     rows = split_rows(manifest)
     create_table_artifact(rows, key="release-splits",
                           description=f"timelyqa {manifest['version']}: rows per config and split")
@@ -50,4 +61,7 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
         f"# timelyqa {manifest['version']}\n\nFolder: `{out}`\n\n{total} rows in `{DEFAULT_CONFIG}`; "
         f"configs: {', '.join(sorted(c for c in manifest['counts'] if c != DEFAULT_CONFIG))}.\n",
         key="release-summary", description=f"timelyqa {manifest['version']}")
+    folder = Path(out).resolve()
+    create_link_artifact(folder.as_uri(), link_text=f"timelyqa {manifest['version']} ({folder})", key="release-link",
+                         description="the release folder (a Hub dataset repository; publish-release uploads it)")
     return manifest

@@ -10,12 +10,13 @@ import json
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, publish_funnel, secret
+from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, run_name, secret
 from spiders.run import check_roots, crawl
 from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError
@@ -37,13 +38,8 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
     """Each crawl in its own process (Twisted's reactor cannot restart); fails when it fetched nothing."""
     stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
                                 "render": render}, out)
-    rows = [{"what": "pages", "count": stats["pages"]}, {"what": "bytes", "count": stats["bytes"]},
-            {"what": "rendered", "count": stats["rendered"]},
-            *({"what": f"depth {d}", "count": n} for d, n in stats["pages_per_depth"].items()),
-            *({"what": f"error: {r}", "count": n} for r, n in stats["errors"].items()),
-            *({"what": f"refused: {r}", "count": n} for r, n in stats["refused"].items()),
-            *({"what": f"bounded: {r}", "count": n} for r, n in stats["bounded"].items())]
-    create_table_artifact(rows, key="site-tree-crawl", description="site_tree: what the crawl fetched and why not")
+    create_table_artifact(crawl_rows(stats), key="site-tree-crawl",
+                          description="site_tree: what the crawl fetched and why not")
     return stats
 
 
@@ -82,7 +78,14 @@ def _writer(workdir: Path, block: str | None) -> llm.SiteLLMWriter:
     return llm.llm_site_writer(cache_dir=workdir / "llm-cache", api_key=secret(block))
 
 
-@flow(name="site-tree")
+def _name(params: dict[str, Any]) -> str:
+    """`site-tree www.gnu.org, www.python.org`: the sites crawled, or the bundled site's folder."""
+    if params.get("site"):
+        return f"site-tree {Path(params['site']).name}"
+    return "site-tree " + ", ".join(urlsplit(root).netloc for root in params["roots"])
+
+
+@flow(name="site-tree", flow_run_name=run_name(_name, "site-tree"))
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
                    max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
                    generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None
@@ -109,7 +112,7 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
             roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
         check_inputs(roots or [])
         crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render)
-    earlier = Path(previous) if previous else None
+    earlier = last_release(previous)
     if settings.generator == "llm":
         written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)
         verified = verify_questions(written, workdir, llm_secret_block)

@@ -9,12 +9,15 @@ from typing import Any
 
 from prefect import flow, task
 
-from flows.common import RETRY_TRANSIENT, publish_funnel
+from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import released_rows
 from timelyqa.wikidata import incremental, pipeline, recheck
-from timelyqa.wikidata.api import WikidataApiSettings
+from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
+from timelyqa.wikipedia.options import window
+
+DAYS = 7
 
 
 @task
@@ -23,9 +26,12 @@ def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoin
     pipeline.check_inputs(before, after, endpoint, before_endpoint)
 
 
-@task(**RETRY_TRANSIENT)
+@task(**RETRY_TRANSIENT, task_run_name="read {name}")
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool) -> Path:
-    return pipeline.read_snapshot(dump, workdir, name, rdf=rdf)
+    # The bytes read, as the CLI's bar shows them: a full dump takes hours.
+    with progress_artifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}") as report:
+        return pipeline.read_snapshot(dump, workdir, name, rdf=rdf,
+                                      progress=lambda done, total: report(dump.name, done, total))
 
 
 @task(**RETRY_TRANSIENT)
@@ -95,16 +101,32 @@ def write_api_outputs(workdir: Path, out: Path, api: WikidataApiSettings, endpoi
                               local_store=local_store, settings=settings)
 
 
-@flow(name="wikidata")
+def _window(params: dict[str, Any]) -> str:
+    """`2026-11-09..2026-11-16`: the two dumps' names when the run has them, else the API window's days."""
+    if params.get("before") and params.get("after"):
+        return f"{Path(params['before']).name}..{Path(params['after']).name}"
+    since, until = api_window(params.get("since"), params.get("until"), days=params.get("days", DAYS))
+    return f"{since.isoformat()[:10]}..{until.isoformat()[:10]}"
+
+
+def api_window(since: str | None, until: str | None, *, days: int) -> tuple[datetime, datetime]:
+    """The API window as given, or its missing ends from the run's clock: `until` the last midnight UTC before the
+    run's scheduled start, `since` `days` before it (the week before a Monday run)."""
+    return window(since, until, days=days, now=run_clock())
+
+
+@flow(name="wikidata", flow_run_name=run_name(lambda p: f"wikidata {_window(p)}", "wikidata"))
 def wikidata_flow(before: str | None = None, after: str | None = None, out: str = "out/wikidata",
                   endpoint: str | None = None, seed: int = 0, max_anchors: int | None = None, batch_size: int = 500,
                   concurrency: int = 2, before_endpoint: str | None = None, api: str | None = None,
-                  since: str | None = None, until: str | None = None, local_store: bool = False,
+                  since: str | None = None, until: str | None = None, days: int = DAYS, local_store: bool = False,
                   previous: str | None = None) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
     Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
     single answer.
 
+    Without dumps, the API window is `since`..`until`, by default the `days` before the last midnight UTC before
+    the run's scheduled start, on `api` (by default Wikidata's).
     Dumps: `endpoint` is a SPARQL endpoint already holding `after`, `before_endpoint` one holding `before`; a
     dump without one is loaded into a local Oxigraph.
     API window (T0 within the last 30 days; User-Agent from TIMELYQA_WIKIDATA_API_USER_AGENT): `endpoint`
@@ -115,42 +137,46 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     `concurrency` how many such queries are in flight at once. `previous` is the last release: its Wikidata rows
     are asked again of T1 (of `endpoint`, or a local Oxigraph of `after`; not of an API window's local store, which
     holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
-    next release).
+    next release); a `previous` folder that does not exist yet is the first week: nothing to re-check.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
+    prior = last_release(previous)
+    if before is None and after is None:
+        start, stop = api_window(since, until, days=days)
+        api, since, until = api or DEFAULT_ENDPOINT, start.isoformat(), stop.isoformat()
     if incremental.mode(before, after, api, since, until) == "api":
         if before_endpoint is not None:
             raise ConfigError("before_endpoint is for dumps: with an API window, T0 is checked on a local Oxigraph")
         sparql = endpoint or incremental.DEFAULT_SPARQL
         wd, start, stop = incremental.prepare(api, since, until, endpoint=sparql)  # type: ignore[arg-type]
         check_window(wd, start, stop, sparql)
-        if previous:
-            check_previous(Path(previous))
+        if prior:
+            check_previous(prior)
         t0_dump, t1_dump = fetch_edited(wd, start, stop, workdir)
         t0 = read_snapshot(t0_dump, workdir, "t0", rdf=True)
         t1 = read_snapshot(t1_dump, workdir, "t1", rdf=True)
         delta = compute_delta(t0, t1, workdir)
         candidates = synthesize_over_api(t1, t0, delta, workdir, settings, wd, sparql, stop)
         verify_over_api(candidates, workdir, sparql, settings, local_store=local_store)
-        if previous and not local_store:
-            recheck_released(Path(previous), workdir, sparql, None, settings)
+        if prior and not local_store:
+            recheck_released(prior, workdir, sparql, None, settings)
         manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, local_store, settings)
     else:
         before_dump, after_dump = Path(before), Path(after)  # type: ignore[arg-type]
         check_inputs(before_dump, after_dump, endpoint, before_endpoint)
-        if previous:
-            check_previous(Path(previous))
+        if prior:
+            check_previous(prior)
         # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
         t0 = read_snapshot(before_dump, workdir, "t0", rdf=before_endpoint is None)
         t1 = read_snapshot(after_dump, workdir, "t1", rdf=endpoint is None)
         delta = compute_delta(t0, t1, workdir)
         candidates = synthesize_questions(t1, delta, workdir, settings)
         verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
-        if previous:
-            recheck_released(Path(previous), workdir, endpoint, t1 / "rdf.nt", settings)
+        if prior:
+            recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
         manifest = write_outputs(workdir, out_dir, settings)
     publish_funnel(manifest, out=str(out_dir))
     return manifest.model_dump(mode="json")

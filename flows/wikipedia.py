@@ -7,13 +7,14 @@ stage retried pays only for what its cache does not hold.
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, publish_funnel, secret
+from flows.common import RETRY_TRANSIENT, progress_artifact, publish_funnel, run_clock, run_name, secret
 from timelyqa.manifest import Manifest
 from timelyqa.wikipedia import options, pipeline, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
@@ -32,7 +33,9 @@ def fetch_pages(source: options.Source, workdir: Path, settings: options.Setting
 
 @task(cache_policy=NONE)
 def read_changes(pages: Path, workdir: Path, settings: options.Settings, where: str) -> Path:
-    return pipeline.read_changes(pages, workdir, settings, where=where)
+    # The pages read, as the CLI's counter shows them (their number is not known ahead).
+    with progress_artifact("wikipedia-read-changes", f"wikipedia: reading {where}") as report:
+        return pipeline.read_changes(pages, workdir, settings, where=where, progress=report)
 
 
 # The model's key is read inside each task, never passed in: task inputs feed cache keys and flow parameters
@@ -62,22 +65,36 @@ def _writer(workdir: Path, settings: options.Settings, block: str | None) -> wri
     return writers.TemplateWriter()
 
 
-@flow(name="wikipedia")
+DAYS = 7
+
+
+def _window(params: dict[str, Any]) -> tuple[datetime, datetime]:
+    """The run's window: `start`..`end` as given, by default the `days` before the midnight (UTC) that ends the day
+    before the run's scheduled start, so a Monday's run reads the week to Monday 00:00, however late it starts."""
+    return options.window(params.get("start"), params.get("end"), days=params.get("days", DAYS), now=run_clock())
+
+
+def _name(params: dict[str, Any]) -> str:
+    start, end = _window(params)
+    return f"wikipedia {start:%Y-%m-%d}..{end:%Y-%m-%d}"
+
+
+@flow(name="wikipedia", flow_run_name=run_name(_name, "wikipedia"))
 def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, start: str | None = None,
-                   end: str | None = None, days: int = 7, seed: int = 0, cap_per_domain: int = DOMAIN_CAP,
+                   end: str | None = None, days: int = DAYS, seed: int = 0, cap_per_domain: int = DOMAIN_CAP,
                    horizon_days: int = 7, generator: str = "template", llm_domains: bool = False,
                    user_agent: str | None = None, llm_secret_block: str | None = None) -> dict[str, Any]:
     """Questions whose answers are Wikipedia infobox values changed in a window, as DailyQA makes them.
 
     The pages come from `dump` (a MediaWiki XML export with history) or `api` (a wiki's api.php, with
     `user_agent` or TIMELYQA_WIKIPEDIA_API_USER_AGENT naming who asks). The window is `start`..`end` (ISO),
-    by default the `days` before the last midnight UTC; `horizon_days` after it are read for the update
-    frequency. `generator` is `template` (offline) or `llm` (TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_*
-    checks; the writer's key may come from the Prefect Secret block `llm_secret_block`). `llm_domains` labels
-    domains with the writer's model (DailyQA's zero-shot way) instead of by rule.
+    by default the `days` before the last midnight UTC before the run's scheduled start; `horizon_days` after it
+    are read for the update frequency. `generator` is `template` (offline) or `llm` (TIMELYQA_LLM_* writes,
+    TIMELYQA_CHECK_LLM_* checks; the writer's key may come from the Prefect Secret block `llm_secret_block`).
+    `llm_domains` labels domains with the writer's model (DailyQA's zero-shot way) instead of by rule.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
-    window = options.window(start, end, days=days)
+    window = _window({"start": start, "end": end, "days": days})
     settings = options.Settings.of(start=window[0], end=window[1], seed=seed, cap_per_domain=cap_per_domain,
                                    horizon_days=horizon_days, generator=generator, llm_domains=llm_domains)
     source = options.source_of(dump, api, user_agent)

@@ -7,18 +7,39 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
-from tests.prefect_server import REPO, Background, free_port, prefect, prefect_env, start_server, start_worker
+from tests.prefect_server import (
+    REPO,
+    Background,
+    free_port,
+    prefect,
+    prefect_env,
+    start_server,
+    start_worker,
+)
+from timelyqa.official.catalog import load
+from timelyqa.sources import sources
 
 # Relative, as a user types them from the repository root: they resolve only if the worker runs the
 # flow in its own checkout, which is what prefect.yaml's pull step and working_dir promise.
 BEFORE, AFTER = "data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2"
 HISTORY = "data/demo/wikipedia-history.xml.bz2"
+DEMO: dict[str, dict[str, Any]] = {
+    "wikidata-weekly": {"api": None, "before": BEFORE, "after": AFTER, "previous": None},
+    "wikipedia-weekly": {"api": None, "dump": HISTORY, "start": "2026-06-01T00:00:00+00:00",
+                         "end": "2026-11-16T00:00:00+00:00"},
+    "site-tree-monthly": {"roots": None, "site": "data/demo/site", "domain": "education", "previous": None},
+    "news-daily": {"archive_dir": "data/demo/news"},
+    "official-daily": {"recipes": None, "bundle": "data/demo/official/bundle.yaml"},
+}
+"""The bundled demo inputs of each source deployment: explicit parameters, as prefect.yaml's comments give them."""
 
 
 def deployments() -> dict[str, dict[str, Any]]:
@@ -41,16 +62,56 @@ def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
         assert deployment["work_pool"]["name"] == "local", name
         assert bool(deployment.get("schedules")) == (name not in by_hand), name
     wikidata, wikipedia = found["wikidata-weekly"]["parameters"], found["wikipedia-weekly"]["parameters"]
-    assert (REPO / wikidata["before"]).is_file() and (REPO / wikidata["after"]).is_file()
-    assert (REPO / wikipedia["dump"]).is_file()
-    site_tree = found["site-tree-monthly"]["parameters"]
-    assert (REPO / site_tree["site"] / "index.html").is_file()
-    news = found["news-daily"]["parameters"]
-    assert all((REPO / news["archive_dir"] / name).is_file() for name in ("portal.xml", "outlets.yaml"))
+    site_tree, news = found["site-tree-monthly"]["parameters"], found["news-daily"]["parameters"]
     official = found["official-daily"]["parameters"]
-    assert (REPO / official["bundle"]).is_file()
     assert found["release-weekly"]["parameters"]["sources"] == [wikidata["out"], wikipedia["out"], site_tree["out"],
                                                                 news["out"], official["out"]]
+
+
+def test_every_source_deployment_reads_its_live_source_by_default() -> None:
+    found = deployments()
+    for name, deployment in found.items():
+        assert "data/demo" not in json.dumps(deployment["parameters"]), f"{name} defaults to a demo input"
+    wikidata = found["wikidata-weekly"]["parameters"]
+    assert wikidata["api"].startswith("https://") and wikidata["days"] == 7
+    assert not {"before", "after", "since", "until"} & set(wikidata)
+    # Last week's release is re-checked by the sources whose answers can stop holding.
+    assert wikidata["previous"] == found["site-tree-monthly"]["parameters"]["previous"] == \
+        found["release-weekly"]["parameters"]["out"]
+    wikipedia = found["wikipedia-weekly"]["parameters"]
+    # No fixed window: the flow takes the `days` before the run's scheduled day.
+    assert wikipedia["api"].startswith("https://") and wikipedia["days"] == 7
+    assert not {"dump", "start", "end"} & set(wikipedia)
+    news = found["news-daily"]["parameters"]
+    assert news["api"].startswith("https://") and news["days"] == 1 and not {"archive_dir", "start", "end"} & set(news)
+    site_tree = found["site-tree-monthly"]["parameters"]
+    assert "site" not in site_tree and site_tree["roots"]
+    assert all(urlsplit(root).scheme == "https" and urlsplit(root).hostname not in ("127.0.0.1", "localhost")
+               for root in site_tree["roots"])
+    official = found["official-daily"]["parameters"]
+    assert official["bundle"] is None and "state" not in official, "the state lives beside the rows, per `out`"
+    catalog = load(REPO / official["recipes"])
+    assert len(catalog.recipes) >= 2 and not catalog.refused, catalog.refused
+    assert all(r.fetch.url.startswith("https://") for r in catalog.recipes), "live recipes read public pages"
+
+
+def test_demo_inputs_are_explicit_parameters_that_the_flows_accept_and_make_demo_runs_on() -> None:
+    found = deployments()
+    text = (REPO / "prefect.yaml").read_text(encoding="utf-8")
+    by_deployment = {spec.deployment.name: spec for spec in sources().values()}
+    assert set(DEMO) == set(by_deployment), "every source deployment has its demo inputs"
+    for name, demo in DEMO.items():
+        deployment = found[name]
+        path, func = deployment["entrypoint"].split(":")
+        getattr(importlib.import_module(path), func).validate_parameters({**deployment["parameters"], **demo})
+        for key, value in demo.items():
+            assert f"--param {key}={'null' if value is None else value}" in text, f"{name}: {key} not documented"
+        # The same inputs `make demo` (timelyqa demo) runs the source on: a file of its demo_inputs or their folder.
+        demo_inputs = {REPO / p for p in by_deployment[name].demo_inputs}
+        shared = demo_inputs | {p.parent for p in demo_inputs}
+        for key, value in demo.items():
+            if isinstance(value, str) and value.startswith("data/"):
+                assert REPO / value in shared and (REPO / value).exists(), (name, key, value)
 
 
 def ok(result: subprocess.CompletedProcess[str], what: str) -> str:
@@ -95,17 +156,17 @@ def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[
     env, worker = stack
     wd, wp, st, release = tmp_path / "wd", tmp_path / "wp", tmp_path / "st", tmp_path / "release"
 
-    run_deployment("wikidata/wikidata-weekly", {"before": BEFORE, "after": AFTER, "out": str(wd)}, env, worker)
+    run_deployment("wikidata/wikidata-weekly", {**DEMO["wikidata-weekly"], "out": str(wd)}, env, worker)
     manifest = json.loads((wd / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and (wd / "questions.parquet").is_file()
 
-    # The deployment's own defaults (the demo export and its window), with only the output moved.
-    run_deployment("wikipedia/wikipedia-weekly", {"out": str(wp)}, env, worker)
+    # The demo export and its window, given as a user gives them (the deployment's default is the live API).
+    run_deployment("wikipedia/wikipedia-weekly", {**DEMO["wikipedia-weekly"], "out": str(wp)}, env, worker)
     manifest = json.loads((wp / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and manifest["inputs"]["dump"]["path"] == HISTORY
 
-    # The monthly crawl on its own default, the bundled site served for the run, rendered where scripts build it.
-    run_deployment("site-tree/site-tree-monthly", {"out": str(st)}, env, worker)
+    # The monthly crawl on the bundled site served for the run, rendered where scripts build it.
+    run_deployment("site-tree/site-tree-monthly", {**DEMO["site-tree-monthly"], "out": str(st)}, env, worker)
     manifest = json.loads((st / "manifest.json").read_text(encoding="utf-8"))
     crawled = json.loads((st / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and crawled["rendered"] > 0 and crawled["pages"] >= 30
@@ -130,3 +191,24 @@ def load_test_split(release: Path, env: dict[str, str], config: str) -> int:
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr[-4000:]
     return int(result.stdout.strip().splitlines()[-1])
+
+
+def test_live_windows_are_the_days_before_the_runs_scheduled_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Monday 03:00 run reads the week to Monday 00:00 and names itself so, even when a worker starts it late."""
+    from prefect.runtime import flow_run
+
+    from flows import news, wikidata, wikipedia
+    from flows.common import run_clock
+
+    scheduled = datetime(2026, 11, 23, 3, 0, tzinfo=UTC)
+    monkeypatch.setitem(flow_run.FIELDS, "scheduled_start_time", lambda: scheduled)
+    assert run_clock() == scheduled
+    found = deployments()
+    assert wikipedia._name(found["wikipedia-weekly"]["parameters"]) == "wikipedia 2026-11-16..2026-11-23"
+    assert wikipedia._window(found["wikipedia-weekly"]["parameters"]) == (datetime(2026, 11, 16, tzinfo=UTC),
+                                                                          datetime(2026, 11, 23, tzinfo=UTC))
+    assert news._name(found["news-daily"]["parameters"]) == "news 2026-11-22"
+    assert wikidata._window(found["wikidata-weekly"]["parameters"]) == "2026-11-16..2026-11-23"
+    assert wikidata.api_window(None, None, days=7) == (datetime(2026, 11, 16, tzinfo=UTC),
+                                                       datetime(2026, 11, 23, tzinfo=UTC))
+    assert news._name({"days": 7}) == "news 2026-11-16..2026-11-22"

@@ -88,6 +88,11 @@ def task_names(state: State, expect: set[str], *, wait: float = 60.0, settle: fl
         return {r.name.rsplit("-", 1)[0] for r in client.read_task_runs(flow_run_filter=flow_filter)}
 
 
+def flow_run_name(state: State) -> str:
+    with get_client(sync_client=True) as client:
+        return client.read_flow_run(flow_run_id(state)).name
+
+
 def table(artifact: Any) -> list[dict[str, Any]]:
     data = artifact.data
     return json.loads(data) if isinstance(data, str) else data
@@ -103,9 +108,11 @@ def test_wikidata_flow_writes_outputs_and_returns_the_manifest(demo_run: tuple[S
     questions = pl.read_parquet(out / "questions.parquet")
     assert questions.height > 0
     assert sum(manifest["rejects"].values()) == pl.read_parquet(out / "rejected.parquet").height
-    every_stage = {"check_inputs", "read_snapshot", "compute_delta", "synthesize_questions", "verify_questions",
-                   "write_outputs"}
+    # Task runs named by what they work on where it is more than the stage: the snapshot each reads.
+    every_stage = {"check_inputs", "read t0", "read t1", "compute_delta", "synthesize_questions",
+                   "verify_questions", "write_outputs"}
     assert every_stage <= task_names(state, every_stage)
+    assert flow_run_name(state) == "wikidata wikidata-t0.json.gz..wikidata-t1.json.bz2"
 
 
 def test_wikidata_flow_publishes_the_funnel_and_reject_reasons(demo_run: tuple[State, Path]) -> None:
@@ -129,6 +136,12 @@ def test_wikidata_flow_publishes_the_funnel_and_reject_reasons(demo_run: tuple[S
     summary = artifacts["wikidata-summary"].data
     assert str(out) in summary and "| stage | count |" in summary
 
+    # Each dump read fed a progress artifact from the callback the CLI's bar takes, finished at 100 %.
+    for name, dump in (("t0", BEFORE), ("t1", AFTER)):
+        progress = artifacts[f"wikidata-read-{name}"]
+        assert progress.type == "progress" and float(progress.data) == 100.0, progress
+        assert progress.description == f"wikidata: reading {dump.name}: done"
+
 
 def test_missing_dump_fails_in_check_inputs_before_any_work(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-dump.json.gz"
@@ -146,10 +159,14 @@ def test_release_flow_builds_a_folder_and_counts_rows_per_split(demo_run: tuple[
                                                                  ) -> None:
     _, wikidata_out = demo_run
     out = tmp_path / "release"
-    state = release_flow(sources=[str(wikidata_out)], out=str(out), version="v0.0.1-test", return_state=True)
+    state = release_flow(sources=[str(wikidata_out)], out=str(out), return_state=True)
     assert state.is_completed(), state.message
     assert (out / "README.md").is_file()
-    rows = table(artifacts_of(state)["release-splits"])
+    version = state.result()["version"]
+    assert flow_run_name(state) == f"release {version}", "named by the version the build gave"
+    artifacts = artifacts_of(state)
+    assert f"({out.resolve().as_uri()})" in artifacts["release-link"].data, "a link to the folder"
+    rows = table(artifacts["release-splits"])
     assert rows, "the release artifact lists no split"
     for row in rows:
         files = sorted((out / row["config"]).glob(f"{row['split']}-*.parquet"))
@@ -237,7 +254,10 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     assert set(questions["as_of"]) == {world.end}
     stages = {"check_inputs", "fetch_pages", "read_changes", "write_questions", "check_questions", "write_outputs"}
     assert stages <= task_names(state, stages), "each stage in a task of its own"
+    assert flow_run_name(state) == f"wikipedia {world.start:%Y-%m-%d}..{world.end:%Y-%m-%d}"
     artifacts = artifacts_of(state)
+    progress = artifacts["wikipedia-read-changes"]
+    assert float(progress.data) == 100.0 and progress.description.endswith(": done")
     funnel = table(artifacts["wikipedia-funnel"])
     assert funnel[0]["stage"] == "pages_read" and funnel[-1] == {"stage": "questions", "count": questions.height}
     assert {r["reason"]: r["count"] for r in table(artifacts["wikipedia-rejects"])} == manifest["rejects"]

@@ -123,6 +123,8 @@ def test_the_resolve_flow_writes_the_answers_the_daily_check_gave_at_that_clock(
     ({"bundle": "tests/fixtures/official/nowhere.yaml"}, "tests/fixtures/official/nowhere.yaml: "),
     ({"bundle": None}, "give recipes (a folder of recipe files) or a bundle"),
     ({"recipes": "EMPTY"}, "holds no recipe files"),
+    # A bundle given over a deployment's live recipes: refused, never both checked.
+    ({"recipes": "EMPTY", "bundle": BUNDLE}, "or a bundle, one of them (recipes "),
 ])
 def test_a_wrong_setting_fails_the_flow_before_any_work(params: dict[str, str | None], says: str, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,9 +148,10 @@ def test_the_official_daily_deployment_runs_on_a_worker(
         tmp_path: Path) -> None:
     env, worker = stack
     daily = tmp_path / "daily"
-    # The registry fixture rather than the deployment's default (the demo's bundle, whose parameters
-    # test_deployment checks): the same world as the in-process run above, to compare with.
-    run_deployment("official/official-daily", {"out": str(daily), "bundle": BUNDLE}, env, worker)
+    # The registry fixture rather than the demo's bundle (whose parameters test_deployment checks): the same world
+    # as the in-process run above, to compare with.
+    # The deployment's default is the live recipes (data/live/official): a bundle is given instead of them.
+    run_deployment("official/official-daily", {"out": str(daily), "bundle": BUNDLE, "recipes": None}, env, worker)
     manifest = json.loads((daily / "manifest.json").read_text(encoding="utf-8"))
     _, out = flow_run
     expected = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

@@ -1,0 +1,147 @@
+"""`make serve` end to end: its stack runs a flow run that its scheduler created, and Ctrl-C leaves nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.prefect_server import REPO, free_port, prefect_env
+
+VENV = Path(sys.executable).parent.parent
+HISTORY = "data/demo/wikipedia-history.xml.bz2"
+
+
+def api_call(api: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    """The server's REST API as any client sees it (POST with a JSON body, else GET)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(f"{api}{path}", data=data, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def descendants(root: int) -> set[int]:
+    """Every live process below `root`, from /proc (the server, the worker and any flow run it started)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def with_home(home: Path) -> set[int]:
+    """Processes of this user whose environment names this stack's PREFECT_HOME: whatever the stack started."""
+    marker = f"PREFECT_HOME={home}".encode()
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if marker in (entry / "environ").read_bytes().split(b"\0"):
+                    found.add(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def port_taken(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def one_scheduled_deployment(tmp_path: Path, out: Path) -> Path:
+    """prefect.yaml with only wikipedia-weekly, on the demo export (explicit parameters, as `make demo` passes them)
+    and an interval schedule of seconds instead of Mondays: the scheduler, not a test call, creates its run."""
+    config = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
+    config.pop("definitions", None)  # its anchors are already resolved into each deployment
+    (deployment,) = [d for d in config["deployments"] if d["name"] == "wikipedia-weekly"]
+    deployment["parameters"] = {**deployment["parameters"], "api": None, "dump": HISTORY,
+                                "start": "2026-06-01T00:00:00+00:00", "end": "2026-11-16T00:00:00+00:00",
+                                "out": str(out)}
+    deployment["schedules"] = [{"interval": 10, "active": True}]
+    config["deployments"] = [deployment]
+    path = tmp_path / "prefect.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(420)
+def test_make_serve_runs_a_scheduled_flow_run_and_ctrl_c_leaves_no_process(tmp_path: Path) -> None:
+    home, out, port = tmp_path / "prefect-home", tmp_path / "wp", free_port()
+    env = prefect_env(home, port)
+    # One run ahead at a time, not a hundred: the scheduler's own settings, the schedule left as written.
+    env.update({"PREFECT_SERVER_SERVICES_SCHEDULER_MIN_RUNS": "1", "PREFECT_SERVER_SERVICES_SCHEDULER_MAX_RUNS": "1"})
+    for name in ("PREFECT_API_URL", "PREFECT_UI_API_URL", "PREFECT_HOME"):
+        env.pop(name)  # serve.py sets them from --home and --port, as it does for a user
+    api = f"http://127.0.0.1:{port}/api"
+    serve_args = f"--home {home} --port {port} --prefect-file {one_scheduled_deployment(tmp_path, out)}"
+    # The Makefile's target as a user runs it; -o: the test's own venv is set up already, never re-synced here.
+    args = ["make", "--no-print-directory", "-o", f"{VENV}/.synced", f"VENV={VENV}", "serve",
+            f"SERVE_ARGS={serve_args}"]
+    log = tmp_path / "serve.log"
+    with log.open("wb") as sink:
+        make = subprocess.Popen(args, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+    started: set[int] = set()
+    try:
+        deadline, run = time.monotonic() + 300, None
+        while time.monotonic() < deadline and make.poll() is None:
+            started |= descendants(make.pid)
+            try:
+                runs = api_call(api, "/flow_runs/filter", {})
+            except OSError:
+                runs = []
+            done = [r for r in runs if r["state_type"] == "COMPLETED"]
+            if done:
+                run = done[0]
+                break
+            assert not [r for r in runs if r["state_type"] in ("FAILED", "CRASHED")], (runs, log.read_text()[-4000:])
+            time.sleep(1)
+        assert run is not None, f"no completed run in time; make exit {make.poll()}:\n{log.read_text()[-4000:]}"
+        assert run["auto_scheduled"] is True, run  # the scheduler made it: no `prefect deployment run` was called
+        assert run["parameters"]["out"] == str(out)
+        states = [s["type"] for s in sorted(api_call(api, f"/flow_run_states/?flow_run_id={run['id']}"),
+                                            key=lambda s: s["timestamp"])]
+        assert states[0] == "SCHEDULED" and states[-1] == "COMPLETED" and "RUNNING" in states, states
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["counts"]["questions"] > 0 and (out / "questions.parquet").is_file()
+        assert manifest["inputs"]["dump"]["path"] == HISTORY
+        started |= descendants(make.pid)
+        assert len(with_home(home)) >= 2, "the server and the worker run with the stack's PREFECT_HOME"
+    finally:
+        # Ctrl-C in a terminal: SIGINT to the foreground process group, make and serve.py alike.
+        os.killpg(make.pid, signal.SIGINT)
+        try:
+            make.wait(90)
+        except subprocess.TimeoutExpired:
+            os.killpg(make.pid, signal.SIGKILL)
+            for pid in descendants(make.pid) | started:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            raise
+    text = log.read_text()
+    assert "serve: stopping the worker, then the server" in text, text[-4000:]
+    time.sleep(1)
+    left = {pid for pid in started if Path(f"/proc/{pid}").exists()} | with_home(home)
+    assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left if Path(f"/proc/{pid}").exists()]
+    assert not port_taken(port)
