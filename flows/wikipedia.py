@@ -14,9 +14,11 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, progress_artifact, publish_funnel, run_clock, run_name, secret
+from flows.common import (RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name,
+                          secret)
 from timelyqa.manifest import Manifest
-from timelyqa.wikipedia import options, pipeline, writers
+from timelyqa.released import released_rows
+from timelyqa.wikipedia import options, pipeline, recheck, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
 
 
@@ -24,6 +26,17 @@ from timelyqa.wikipedia.labels import DOMAIN_CAP
 def check_inputs(source: options.Source, settings: options.Settings) -> None:
     """Fail the run on a wrong path or endpoint before any work; never retried."""
     pipeline.open_source(source, settings)
+
+
+@task
+def check_previous(previous: Path) -> int:
+    """How many Wikipedia rows the previous release has; a folder that is not a release fails the run before work."""
+    return released_rows(previous, "wikipedia").height
+
+
+@task(**RETRY_TRANSIENT, cache_policy=NONE)
+def recheck_released(previous: Path, source: options.Source, workdir: Path, settings: options.Settings) -> Path:
+    return recheck.recheck_released(released_rows(previous, "wikipedia"), source, workdir, settings.end)
 
 
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
@@ -83,7 +96,8 @@ def _name(params: dict[str, Any]) -> str:
 def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, start: str | None = None,
                    end: str | None = None, days: int = DAYS, seed: int = 0, cap_per_domain: int = DOMAIN_CAP,
                    horizon_days: int = 7, generator: str = "template", llm_domains: bool = False,
-                   user_agent: str | None = None, llm_secret_block: str | None = None) -> dict[str, Any]:
+                   user_agent: str | None = None, llm_secret_block: str | None = None,
+                   previous: str | None = None) -> dict[str, Any]:
     """Questions whose answers are Wikipedia infobox values changed in a window, as DailyQA makes them.
 
     The pages come from `dump` (a MediaWiki XML export with history) or `api` (a wiki's api.php, with
@@ -91,7 +105,9 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     by default the `days` before the last midnight UTC before the run's scheduled start; `horizon_days` after it
     are read for the update frequency. `generator` is `template` (offline) or `llm` (TIMELYQA_LLM_* writes,
     TIMELYQA_CHECK_LLM_* checks; the writer's key may come from the Prefect Secret block `llm_secret_block`).
-    `llm_domains` labels domains with the writer's model (DailyQA's zero-shot way) instead of by rule.
+    `llm_domains` labels domains with the writer's model (DailyQA's zero-shot way) instead of by rule. `previous`
+    is the last release: its Wikipedia rows are answered again at `end` from the same dump or API, and those no
+    longer true retired; a folder not there yet is the first week: nothing to re-check.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     window = _window({"start": start, "end": end, "days": days})
@@ -100,9 +116,16 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     source = options.source_of(dump, api, user_agent)
     out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
+    prior = last_release(previous)
+    if prior:
+        check_previous(prior)
     check_inputs(source, settings)
     pages = fetch_pages(source, workdir, settings)
     units = read_changes(pages, workdir, settings, pipeline.origin(source))
+    if prior:
+        recheck_released(prior, source, workdir, settings)
+    else:
+        recheck.forget(workdir)
     written = write_questions(units, workdir, settings, llm_secret_block)
     checked = check_questions(written, workdir, settings, llm_secret_block)
     manifest = write_outputs(source, checked, workdir, out_dir, settings, llm_secret_block)

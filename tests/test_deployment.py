@@ -34,7 +34,7 @@ HISTORY = "data/demo/wikipedia-history.xml.bz2"
 DEMO: dict[str, dict[str, Any]] = {
     "wikidata-weekly": {"api": None, "before": BEFORE, "after": AFTER, "previous": None},
     "wikipedia-weekly": {"api": None, "dump": HISTORY, "start": "2026-06-01T00:00:00+00:00",
-                         "end": "2026-11-16T00:00:00+00:00"},
+                         "end": "2026-11-16T00:00:00+00:00", "previous": None},
     "site-tree-monthly": {"roots": None, "site": "data/demo/site", "domain": "education", "previous": None},
     "news-daily": {"archive_dir": "data/demo/news"},
     "official-daily": {"recipes": None, "bundle": "data/demo/official/bundle.yaml"},
@@ -72,13 +72,12 @@ def test_every_source_deployment_reads_its_live_source_by_default() -> None:
     found = deployments()
     for name, deployment in found.items():
         assert "data/demo" not in json.dumps(deployment["parameters"]), f"{name} defaults to a demo input"
-    wikidata = found["wikidata-weekly"]["parameters"]
+    wikidata, wikipedia = found["wikidata-weekly"]["parameters"], found["wikipedia-weekly"]["parameters"]
     assert wikidata["api"].startswith("https://") and wikidata["days"] == 7
     assert not {"before", "after", "since", "until"} & set(wikidata)
     # Last week's release is re-checked by the sources whose answers can stop holding.
-    assert wikidata["previous"] == found["site-tree-monthly"]["parameters"]["previous"] == \
+    assert wikidata["previous"] == wikipedia["previous"] == found["site-tree-monthly"]["parameters"]["previous"] == \
         found["release-weekly"]["parameters"]["out"]
-    wikipedia = found["wikipedia-weekly"]["parameters"]
     # No fixed window: the flow takes the `days` before the run's scheduled day.
     assert wikipedia["api"].startswith("https://") and wikipedia["days"] == 7
     assert not {"dump", "start", "end"} & set(wikipedia)

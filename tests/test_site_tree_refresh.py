@@ -1,5 +1,5 @@
-"""Answers on a website change: a later crawl re-checks every released row against its pages, carries forward
-the ones still true, and the next release's changelog says why each other one was retired."""
+"""Answers on a website change: a later crawl re-checks every released row against its pages, says which still
+hold (the release keeps them as stored), and the next release's changelog says why each other one was retired."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from publish.release import build_release
 from spiders.run import crawl
 from timelyqa.localsite import LocalSite
+from timelyqa.released import released_rows
 from timelyqa.site_tree import pipeline
 
 pytestmark = pytest.mark.slow  # two crawls, each in a Scrapy process of its own
@@ -58,9 +59,14 @@ def test_a_later_crawl_retires_what_changed_with_the_reason_and_keeps_the_rest(t
     assert "EUR 10,400" in second["answer"].to_list(), "the new value is asked about afresh"
     untouched = set(first.filter(~pl.col("facts").str.contains("9,800|/ruiz/"))["id"])
     assert untouched and all(why.get(i) is None for i in untouched)
-    assert untouched <= set(second["id"]), "what is still true stays"
+    holds = set(pl.read_parquet(tmp_path / "july" / "rechecked.parquet")["id"])
+    assert untouched <= holds and holds.isdisjoint(why), "what is still true is said to hold"
 
     manifest = build_release([tmp_path / "july"], tmp_path / "release", created=datetime(2026, 7, 1, tzinfo=UTC))
     assert manifest["changes"]["retired_why"]["answer_changed"] >= 1
+    assert "site_tree" not in manifest["changes"]["carried_not_rechecked"], "every row of the crawled site was asked"
+    kept = released_rows(tmp_path / "release", "site_tree").filter(pl.col("id").is_in(list(untouched)))
+    assert kept.drop("split").sort("id").equals(first.filter(pl.col("id").is_in(list(untouched))).drop("split")
+                                                .sort("id")), "what is still true stays as it was released"
     log = (tmp_path / "release" / "CHANGELOG.md").read_text()
     assert "rows retired (site_tree:" in log and "why: answer_changed" in log and "fact_gone" in log

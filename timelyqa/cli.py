@@ -140,6 +140,9 @@ def wikipedia(
     user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
     llm_domains: Annotated[bool, typer.Option(help="label domains with the model of TIMELYQA_LLM_* (DailyQA's "
                                               "zero-shot way) instead of by rule")] = False,
+    previous: Annotated[Path | None, typer.Option(help="the last release: its Wikipedia rows are answered again at "
+                                                  "--end from the same dump or API, and those no longer true are "
+                                                  "retired")] = None,
 ) -> None:
     """Questions whose answers are infobox values changed in a window: `--dump FILE` or `--api URL`, `--start`,
     `--end`, `--out`. `timelyqa wikipedia answer` gives released questions their answers on another date."""
@@ -157,7 +160,8 @@ def wikipedia(
         writer = writers.llm_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
         domains = writers.llm_domains(cache_dir=out / "llm-cache", writer=writer) if llm_domains else None
         with _progress(counted=True) as report:
-            manifest = pipeline.run(source, out, settings, writer=writer, domains=domains, progress=report)
+            manifest = pipeline.run(source, out, settings, writer=writer, domains=domains, progress=report,
+                                    previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 

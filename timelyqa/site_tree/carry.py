@@ -1,18 +1,18 @@
-"""A later crawl's verdict on released rows: those still true re-emitted as of the new crawl, the others rejected
-at stage `refresh` with the reason, which retires them from the next release (its changelog says why). The release
-keeps a row still true as it was stored (a run row with a released id is that row): re-emitting it marks it
-re-checked this week."""
+"""A later crawl's verdict on released rows: the ids of those still true (the run writes them to
+`rechecked.parquet`), the others rejected at stage `refresh` with the reason, which retires them from the next
+release (its changelog says why). The release keeps a row still true as it was stored; nothing is re-emitted, so no
+released row is ever written again with a new `as_of`. Rows of sites this crawl did not reach get no verdict and
+carry, counted by the release as not re-checked."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import polars as pl
 
 from timelyqa.reasons import Reason
 from timelyqa.released import released_rows as shared_released_rows
-from timelyqa.record import Verification, polars_schema
+from timelyqa.record import polars_schema
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.refresh import CHANGED, KEPT, recheck
 from timelyqa.stages import Dropped
@@ -30,27 +30,22 @@ def released_rows(previous: Path) -> pl.DataFrame:
     return rows if rows.width else pl.DataFrame(schema=polars_schema(SiteTreeRecord))
 
 
-def carry(previous: pl.DataFrame, pages: pl.DataFrame, *, as_of: datetime, made: set[str]
-          ) -> tuple[list[SiteTreeRecord], list[Dropped]]:
-    """Each released row of the crawled roots re-checked against `pages`: still true and not made again by this
-    run, carried forward as of `as_of`; changed or gone, dropped with its reason and the row's id."""
+def carry(previous: pl.DataFrame, pages: pl.DataFrame) -> tuple[list[str], list[Dropped]]:
+    """Each released row of the crawled roots re-checked against `pages`: the ids still true, and for each changed
+    or gone a reject with its reason and the row's id. Rows of other roots get no verdict."""
     if previous.is_empty():
         return [], []
     roots = set(pages.get_column("root_url").drop_nulls())
     rows = previous.filter(pl.col("root_url").is_in(list(roots)))
     by_id = {row["id"]: row for row in rows.iter_rows(named=True)}
-    kept: list[SiteTreeRecord] = []
+    holds: list[str] = []
     dropped: list[Dropped] = []
     for row_id, outcome, detail in recheck(rows, pages):
         row = by_id[row_id]
         if outcome == KEPT:
-            if row_id not in made:
-                check = Verification(method="page_fact_recheck", query=row["facts"], endpoint=row["root_url"],
-                                     result_count=len(row["source_urls"]), passed=True)
-                kept.append(SiteTreeRecord.model_validate({**row, "as_of": as_of, "split": None,
-                                                           "verification": check}))
+            holds.append(row_id)
             continue
         reason = RefreshReject.ANSWER_CHANGED if outcome == CHANGED else RefreshReject.FACT_GONE
         dropped.append(Dropped({"id": row_id, "question": row["question"], "answer": row["answer"]}, reason,
                                f"released row {row_id}: {detail}"))
-    return kept, dropped
+    return holds, dropped

@@ -21,6 +21,7 @@ from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Verification
+from timelyqa.released import RECHECKED, write_rechecked
 from timelyqa.site_tree.carry import carry, released_rows
 from timelyqa.site_tree.candidates import CANDIDATE_SCHEMA, Candidate, choose_candidates, page_record
 from timelyqa.site_tree.facts import FACTS_PARSER
@@ -69,7 +70,7 @@ def run(crawl: Path, out: Path, settings: Settings | None = None, *, writer: Sit
     with its reason, through the stage writer. `writer` (or `settings.generator == "llm"`, its models then named by
     `TIMELYQA_LLM_*` and `TIMELYQA_CHECK_LLM_*`) writes with WebWalker's prompts; the template generator otherwise.
     With `previous` (a release or an earlier output), its rows of the crawled sites are re-checked against this
-    crawl: the true ones carried forward, the others dropped with why."""
+    crawl: the ids of the true ones go to rechecked.parquet, the others are dropped at stage `refresh` with why."""
     settings = settings or Settings()
     check_crawl(crawl)
     earlier = released_rows(previous) if previous is not None else None
@@ -156,15 +157,17 @@ def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Set
             earlier: pl.DataFrame | None) -> Manifest:
     fetched = pages.get_column("fetched_at").drop_nulls()
     as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else datetime.now().astimezone()
+    ledger.out.mkdir(parents=True, exist_ok=True)
     if earlier is not None:
         roots = list(set(pages.get_column("root_url").drop_nulls()))
         with ledger.timed("refresh"):
-            carried, gone = carry(earlier, pages, as_of=as_of, made=ledger.kept_ids())
-        ledger.count("released_rechecked", earlier.filter(pl.col("root_url").is_in(roots)).height)
-        ledger.count("released_carried", len(carried))
+            holds, gone = carry(earlier, pages)
+        ledger.count("rechecked", earlier.filter(pl.col("root_url").is_in(roots)).height)
+        ledger.count("still_true", len(holds))
         ledger.reject_all(gone)
-        for record in carried:
-            ledger.keep(record)
+        write_rechecked(ledger.out, holds)  # the release keeps these rows as stored
+    else:
+        (ledger.out / RECHECKED).unlink(missing_ok=True)  # an earlier run's, in the same folder
     roots = sorted(set(pages.get_column("root_url").drop_nulls()))
     return ledger.finish(as_of=as_of, inputs={"pages": Input(path=str(Path(crawl) / PAGES),
                                                              sha256=sha256_file(Path(crawl) / PAGES))},

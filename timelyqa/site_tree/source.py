@@ -59,7 +59,7 @@ SOURCE = SourceSpec(
         # share the template's reasons where they mean the same (answer_in_question, duplicate_question, ...).
         Stage("write", (*candidates.FUNNEL, "questions_written"), (PageReject, WriterReject, AnswerReject)),
         Stage("verify", ("questions_verified",), (VerifierReject,)),
-        Stage("refresh", ("released_rechecked", "released_carried"), (RefreshReject,)),
+        Stage("refresh", ("rechecked", "still_true"), (RefreshReject,)),
     ),
     deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
     run=run,

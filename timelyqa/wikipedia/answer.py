@@ -65,12 +65,15 @@ def resolve(revisions: Iterable[HasText], key: str, when: datetime) -> str | Non
     return None if best is None else value_in(best.text, key)
 
 
-def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime]
+def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime], *,
+               stood_on: dict[Rule, list[tuple[int, datetime] | None]] | None = None
                ) -> tuple[dict[Rule, list[str | None]], list[Dropped]]:
     """Every rule's answer at every moment, in one streamed pass over a dump with revision history.
 
     A rule names its page by id when it has one (titles change), else by title. A page the dump lacks,
     or whose history could not be read whole, answers None; the reasons are in the rejects returned.
+    `stood_on`, when given, tells that None apart from a key the page lacks: it receives, for each rule whose
+    page the dump holds whole, the (id, timestamp) of the revision each answer stands on (None: none so early).
     """
     answers: dict[Rule, list[str | None]] = {rule: [None] * len(moments) for rule in rules}
     by_id: dict[int, list[Rule]] = {}
@@ -98,4 +101,6 @@ def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime]
         for rule in wanted:
             answers[rule] = [None if rev is None or parsed[rev.id] is None else parsed[rev.id].fields.get(rule.key)
                              for rev in best]
+            if stood_on is not None:
+                stood_on[rule] = [None if rev is None else (rev.id, rev.timestamp) for rev in best]
     return answers, reader.rejected

@@ -103,15 +103,16 @@ def page_history(source: Source, page: int | str, *, start: datetime, until: dat
         return Page(id=page_id, title=title, namespace=int(info.get("ns", 0)), revisions=iter(revisions))
 
 
-def revision_at(source: Source, page: int | str, when: datetime) -> Revision | None:
+def revision_at(source: Source, page: int | str, when: datetime, *, gone_ok: bool = True) -> Revision | None:
     """The last readable revision at or before `when` (DailyQA's answer-on-date rule); None before the page
-    began or when the page is gone."""
+    began or when the page is gone (with `gone_ok=False` a gone page raises PageUnavailable, as an invalid title
+    always does)."""
     with _client(source) as api:
         ref = {"pageids": str(page)} if isinstance(page, int) else {"titles": page}
         try:
             return _last_readable(api, ref, when, f"page {page!r}")[1]
         except PageUnavailable as exc:
-            if exc.reason is ReadReject.PAGE_MISSING:
+            if exc.reason is ReadReject.PAGE_MISSING and gone_ok:
                 return None
             raise
 

@@ -34,6 +34,8 @@ from timelyqa.wikipedia.export import write_export
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source
+from timelyqa.released import released_rows
+from timelyqa.wikipedia import recheck
 from timelyqa.wikipedia.questions import answer_aliases, correct
 from timelyqa.wikipedia.source import SOURCE
 from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer, Written
@@ -168,26 +170,34 @@ def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Se
     window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(),
               "horizon_days": settings.horizon_days}
     labelled_by = domains.name if domains else labels.RULE
+    recheck.finish_rechecked(workdir, out)
     return ledger.finish(as_of=settings.end, inputs=inputs,
                          settings={**settings.model_dump(mode="json"), "domains": labelled_by},
                          details={"window": window, "parser": PARSER})
 
 
 def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None = None,
-        domains: LLMDomains | None = None, progress: Progress | None = None) -> Manifest:
+        domains: LLMDomains | None = None, progress: Progress | None = None, previous: Path | None = None) -> Manifest:
     """The whole source, as `timelyqa wikipedia` and the `wikipedia` flow run it.
 
     `writer` writes and checks the questions: the template writer by default (no model needed), or an
     `LLMWriter`. Domains are labelled by rule, or by `domains` (an LLM) where it gives one of the seven.
-    `progress(stage, done, total)` is called as pages are read (total 0: not known ahead).
+    `progress(stage, done, total)` is called as pages are read (total 0: not known ahead). With `previous` (a
+    release folder), its Wikipedia rows are asked again at the window's end of the same input (stage `refresh`,
+    wikipedia/recheck.py).
     """
     out = Path(out)
+    released = released_rows(previous, SOURCE.name) if previous is not None else None  # a bad folder: before work
     workdir = out / "work"
     writer = writer or TemplateWriter()
     # The manifest states the writer that ran, whichever way it was chosen.
     settings = settings.model_copy(update={"generator": "llm" if writer.llms else "template"})
     pages = fetch_pages(source, workdir, settings)
     units = read_changes(pages, workdir, settings, where=origin(source), progress=progress)
+    if released is not None:  # before the writer: a failure here costs no model call
+        recheck.recheck_released(released, source, workdir, settings.end)
+    else:
+        recheck.forget(workdir)
     written = write_questions(units, workdir, writer)
     checked = check_questions(written, workdir, writer)
     return finish(source, checked, workdir, out, settings, domains=domains)

@@ -18,6 +18,7 @@ from timelyqa.wikipedia.dump import ReadReject
 from timelyqa.wikipedia.labels import LabelReject
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.questions import Reject
+from timelyqa.wikipedia.recheck import RecheckReject
 from timelyqa.wikipedia.writers import WriterReject
 
 DEMO = ("data/demo/wikipedia-history.xml.bz2",)
@@ -62,6 +63,9 @@ SOURCE = SourceSpec(
         # A question keeps the rule's domain when the model gives none of the seven: counted by why.
         Stage("label", ("domains_by_llm", "domains_by_rule", *(f"domains_by_rule_{f}" for f in ReplyFailure)),
               (LabelReject,)),
+        # `refresh`: the released rows asked again (--previous); its rejects retire them (publish/release.py). A row
+        # whose page the input does not hold gets no verdict and carries (`not_rechecked`).
+        Stage("refresh", ("rechecked", "still_true", "not_rechecked"), (RecheckReject,)),
     ),
     deployment=Deployment("wikipedia-weekly", "flows.wikipedia:wikipedia_flow", "0 3 * * 1"),
     run=run,
