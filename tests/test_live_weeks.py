@@ -57,6 +57,7 @@ def moved_to_forward(entity: dict[str, Any]) -> dict[str, Any]:
 
 def rdf_of(entities: list[dict[str, Any]], folder: Path) -> Path:
     """The world's N-Triples as the dump reader writes them, for the Oxigraph standing in for query.wikidata.org."""
+    folder.mkdir(parents=True, exist_ok=True)
     dump = write_dump(entities, folder / "world.json.gz")
     ledger = StageWriter(SOURCE, folder, work=folder / "work")
     snapshot.read_snapshot(dump, folder / "snapshot", rdf=True, reject=ledger.reject)
