@@ -163,6 +163,17 @@ def test_the_window_lists_every_edited_entity_with_its_revisions_at_both_ends(pa
     assert fake.waits == [7.0]  # Retry-After of the maxlag answer (MediaWiki's 5 s floor is below it)
 
 
+def test_the_revisions_read_are_counted_for_the_progress_bar_up_to_their_total(pair: Any, tmp_path: Path) -> None:
+    t0, t1, until = pair
+    heard: list[tuple[str, int, int]] = []
+    with WikidataDouble(t0, t1, since=SINCE, until=until) as wd:
+        incremental.fetch_states(settings(wd.endpoint), SINCE, until, tmp_path, lambda *step: heard.append(step))
+        read = sum(map(is_entitydata, (r.params for r in wd.requests)))
+    # One step per revision read, each counted once, in order, out of the total known before the first.
+    assert [done for _, done, _ in heard] == list(range(1, read + 1))
+    assert {(stage, total) for stage, _, total in heard} == {("revisions read", read)} and read > 10
+
+
 def test_every_request_is_identified_lag_aware_and_at_most_three_at_once(pair: Any) -> None:
     t0, t1, until = pair
     ids = sorted({e["id"] for e in t1})

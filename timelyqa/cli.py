@@ -86,8 +86,9 @@ def wikidata(
             sparql = endpoint or incremental.DEFAULT_SPARQL
             wd, start, stop = incremental.prepare(api, since, until, user_agent=user_agent,  # type: ignore[arg-type]
                                                   endpoint=sparql)
-            manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=local_store,
-                                       settings=settings, previous=previous)
+            with _progress(counted=True) as report:
+                manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=local_store,
+                                           settings=settings, previous=previous, progress=report)
         else:
             if local_store or user_agent:
                 raise ConfigError("--local-store and --user-agent go with --api, not with dumps")

@@ -12,7 +12,7 @@ revision, at a moment or now, all through the polite MediaWiki client (timelyqa/
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -119,11 +119,20 @@ class WikidataAPI:
             raise SourceContractError(f"EntityData of {entity} at revision {revision}: not an entity object")
         return found
 
-    def entities_at(self, wanted: Iterable[tuple[str, int]]) -> dict[str, dict[str, Any]]:
-        """Many (entity, revision) pairs read in parallel, within the client's limit on requests in flight."""
+    def entities_at(self, wanted: Iterable[tuple[str, int]], read: Callable[[], None] | None = None
+                    ) -> dict[str, dict[str, Any]]:
+        """Many (entity, revision) pairs read in parallel, within the client's limit on requests in flight; `read`
+        is called as each one comes in (a progress bar's step)."""
         pairs = sorted(set(wanted))
+
+        def one(pair: tuple[str, int]) -> dict[str, Any]:
+            data = self.entity_at(*pair)
+            if read is not None:
+                read()
+            return data
+
         with ThreadPoolExecutor(max_workers=self.client.settings.concurrency) as pool:
-            found = list(pool.map(lambda pair: self.entity_at(*pair), pairs))
+            found = list(pool.map(one, pairs))
         return {entity: data for (entity, _), data in zip(pairs, found, strict=True)}
 
     def entities_now(self, ids: Iterable[str]) -> dict[str, dict[str, Any] | None]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ import polars as pl
 
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
+from timelyqa.sources import Progress
 from timelyqa.released import released_rows
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
@@ -92,16 +94,25 @@ def check_inputs(api: WikidataApiSettings, since: datetime, until: datetime, end
     SparqlEndpoint(endpoint, retries=1, backoff=0.5, agent=api.user_agent).ping()
 
 
-def fetch_states(api: WikidataApiSettings, since: datetime, until: datetime, workdir: Path) -> tuple[Path, Path]:
+def fetch_states(api: WikidataApiSettings, since: datetime, until: datetime, workdir: Path,
+                 progress: Progress | None = None) -> tuple[Path, Path]:
     """The entities edited in the window, at T0 and at T1, as two JSON dumps (`api/t0.json.gz`, `api/t1.json.gz`),
-    and `api/edited.json` naming each one's revisions."""
+    and `api/edited.json` naming each one's revisions. `progress` hears (stage, revisions read, of how many)."""
     folder = workdir / "api"
     folder.mkdir(parents=True, exist_ok=True)
     with MediaWikiAPI(api) as client:
         wd = WikidataAPI(client)
         edited = wd.edited(since, until)
-        before = wd.entities_at((e.entity, e.before) for e in edited if e.before)
-        after = wd.entities_at((e.entity, e.after) for e in edited)
+        total, done, lock = sum(1 + bool(e.before) for e in edited), [0], threading.Lock()
+
+        def read() -> None:
+            with lock:
+                done[0] += 1
+                if progress is not None:
+                    progress("revisions read", done[0], total)
+
+        before = wd.entities_at(((e.entity, e.before) for e in edited if e.before), read)
+        after = wd.entities_at(((e.entity, e.after) for e in edited), read)
         ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
         ledger.use(client.usage)
         ledger.save("fetch")
@@ -310,7 +321,7 @@ def finish(workdir: Path, out: Path, *, api: WikidataApiSettings, endpoint: str,
 
 def run(api: WikidataApiSettings, since: datetime, until: datetime, out: Path, *, endpoint: str = DEFAULT_SPARQL,
         local_store: bool = False, settings: pipeline.Settings | None = None, now: datetime | None = None,
-        previous: Path | None = None) -> Manifest:
+        previous: Path | None = None, progress: Progress | None = None) -> Manifest:
     """The whole incremental mode: what `timelyqa wikidata --since --until --api` and the flow both do.
 
     `endpoint` holds T1: it gives subject sets to synthesis and, unless `local_store`, checks every question.
@@ -322,7 +333,7 @@ def run(api: WikidataApiSettings, since: datetime, until: datetime, out: Path, *
     check_inputs(api, since, until, endpoint, now=now)
     released = released_rows(previous, SOURCE.name) if previous is not None else None  # a bad folder: before work
     workdir = out / "work"
-    t0_dump, t1_dump = fetch_states(api, since, until, workdir)
+    t0_dump, t1_dump = fetch_states(api, since, until, workdir, progress)
     t0 = pipeline.read_snapshot(t0_dump, workdir, "t0", rdf=True)
     t1 = pipeline.read_snapshot(t1_dump, workdir, "t1", rdf=True)
     delta = pipeline.compute_delta(t0, t1, workdir)
