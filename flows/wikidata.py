@@ -12,7 +12,7 @@ from prefect import flow, task
 from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
-from timelyqa.released import released_rows
+from timelyqa.released import forget_rechecked, released_rows
 from timelyqa.wikidata import incremental, pipeline, recheck
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
@@ -165,6 +165,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         verify_over_api(candidates, workdir, sparql, settings, local_store=local_store)
         if prior and not local_store:
             recheck_released(prior, workdir, sparql, None, settings)
+        else:
+            forget_rechecked(workdir)
         manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, local_store, settings)
     else:
         before_dump, after_dump = Path(before), Path(after)  # type: ignore[arg-type]
@@ -179,6 +181,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
         if prior:
             recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
+        else:
+            forget_rechecked(workdir)
         manifest = write_outputs(workdir, out_dir, settings)
     publish_funnel(manifest, out=str(out_dir))
     return manifest.model_dump(mode="json")

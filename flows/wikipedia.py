@@ -17,7 +17,7 @@ from prefect.cache_policies import NONE
 from flows.common import (RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name,
                           secret)
 from timelyqa.manifest import Manifest
-from timelyqa.released import released_rows
+from timelyqa.released import forget_rechecked, released_rows
 from timelyqa.wikipedia import options, pipeline, recheck, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
 
@@ -125,7 +125,7 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     if prior:
         recheck_released(prior, source, workdir, settings)
     else:
-        recheck.forget(workdir)
+        forget_rechecked(workdir)
     written = write_questions(units, workdir, settings, llm_secret_block)
     checked = check_questions(written, workdir, settings, llm_secret_block)
     manifest = write_outputs(source, checked, workdir, out_dir, settings, llm_secret_block)

@@ -190,3 +190,8 @@ def test_wikidata_rows_are_asked_again_on_the_new_snapshot_and_the_change_enters
                        kept.drop("split").sort("id"))
     assert second["changes"]["retired_why"] == {"answer_changed": len(why)}
     assert second["changes"]["carried_not_rechecked"] == {}
+
+    # The same week again in the same folder without a release to re-check: last run's verdicts do not pass for its.
+    again = pipeline.run(FIXTURES / "t1.json.gz", week_two_dump(tmp_path), tmp_path / "week2")
+    assert not (tmp_path / "week2" / "rechecked.parquet").exists() and "rechecked" not in again.counts
+    assert pl.read_parquet(tmp_path / "week2" / "rejected.parquet").filter(pl.col("stage") == "refresh").height == 0

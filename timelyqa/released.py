@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.manifest import QUESTIONS, REJECTED
 from timelyqa.record import Split
+from timelyqa.stages import LEDGER
 
 RECHECKED = "rechecked.parquet"
 """Beside a run's questions: the ids of released rows the run checked again and found still true (column `id`).
@@ -86,3 +88,20 @@ def retirements(folder: Path) -> dict[str, Retirement]:
         if row_id:
             found[row_id] = Retirement(source, reason, detail or "")
     return found
+
+
+def finish_rechecked(workdir: Path, out: Path) -> None:
+    """Put a run's rechecked.parquet beside its questions; remove a stale one when nothing was re-checked."""
+    made = Path(workdir) / RECHECKED
+    if made.is_file():
+        shutil.copyfile(made, Path(out) / RECHECKED)
+    elif Path(workdir).resolve() != Path(out).resolve():
+        (Path(out) / RECHECKED).unlink(missing_ok=True)
+
+
+def forget_rechecked(workdir: Path) -> None:
+    """Remove what an earlier run in the same work folder re-checked, when this one re-checks nothing: its verdicts
+    must not pass for this week's."""
+    for path in (workdir / RECHECKED, workdir / LEDGER / f"{REFRESH}.json",
+                 workdir / LEDGER / f"{REFRESH}.rejected.parquet"):
+        path.unlink(missing_ok=True)

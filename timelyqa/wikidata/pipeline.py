@@ -22,7 +22,7 @@ from timelyqa.manifest import Input, Manifest
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
-from timelyqa.released import released_rows
+from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikidata import delta as delta_rules
 from timelyqa.wikidata import recheck
 from timelyqa.wikidata import snapshot
@@ -197,7 +197,7 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Man
     ledger = StageWriter.resume(SOURCE, out, work=workdir)
     ledger.keep_frame(pl.read_parquet(workdir / "verified.parquet"))
     ledger.use({"llm_calls": 0})
-    recheck.finish_rechecked(workdir, out)
+    finish_rechecked(workdir, out)
     return ledger.finish(as_of=_as_of(t1), inputs={"before": Input(path=t0.path, sha256=t0.sha256),
                                                    "after": Input(path=t1.path, sha256=t1.sha256)},
                          settings=(settings or Settings()).model_dump())
@@ -225,6 +225,8 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     if released is not None:
         recheck.recheck_released(released, workdir, endpoint=endpoint, rdf=t1 / "rdf.nt",
                                  concurrency=settings.concurrency)
+    else:
+        forget_rechecked(workdir)
     return finish(workdir, out, settings=settings)
 
 

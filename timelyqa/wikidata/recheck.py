@@ -7,7 +7,6 @@ from the delta. The ids that hold go to `rechecked.parquet`, so the release coun
 
 from __future__ import annotations
 
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from pathlib import Path
@@ -93,15 +92,6 @@ def recheck_released(rows: pl.DataFrame, workdir: Path, *, endpoint: str | None,
     ledger.save("refresh")
     write_rechecked(workdir, holds)
     return workdir / RECHECKED
-
-
-def finish_rechecked(workdir: Path, out: Path) -> None:
-    """Put the stage's rechecked.parquet beside the run's questions; remove a stale one when nothing was re-checked."""
-    made = Path(workdir) / RECHECKED
-    if made.is_file():
-        shutil.copyfile(made, Path(out) / RECHECKED)
-    elif Path(workdir).resolve() != Path(out).resolve():
-        (Path(out) / RECHECKED).unlink(missing_ok=True)
 
 
 def _item(row: dict) -> dict[str, str]:

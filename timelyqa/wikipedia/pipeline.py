@@ -34,7 +34,7 @@ from timelyqa.wikipedia.export import write_export
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source
-from timelyqa.released import released_rows
+from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikipedia import recheck
 from timelyqa.wikipedia.questions import answer_aliases, correct
 from timelyqa.wikipedia.source import SOURCE
@@ -170,7 +170,7 @@ def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Se
     window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(),
               "horizon_days": settings.horizon_days}
     labelled_by = domains.name if domains else labels.RULE
-    recheck.finish_rechecked(workdir, out)
+    finish_rechecked(workdir, out)
     return ledger.finish(as_of=settings.end, inputs=inputs,
                          settings={**settings.model_dump(mode="json"), "domains": labelled_by},
                          details={"window": window, "parser": PARSER})
@@ -197,7 +197,7 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
     if released is not None:  # before the writer: a failure here costs no model call
         recheck.recheck_released(released, source, workdir, settings.end)
     else:
-        recheck.forget(workdir)
+        forget_rechecked(workdir)
     written = write_questions(units, workdir, writer)
     checked = check_questions(written, workdir, writer)
     return finish(source, checked, workdir, out, settings, domains=domains)

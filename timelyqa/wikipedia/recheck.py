@@ -10,7 +10,6 @@ The ids that hold go to `rechecked.parquet`.
 
 from __future__ import annotations
 
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +20,7 @@ import polars as pl
 from timelyqa.errors import ConfigError
 from timelyqa.reasons import Reason
 from timelyqa.released import RECHECKED, write_rechecked
-from timelyqa.stages import LEDGER, Dropped, StageWriter
+from timelyqa.stages import Dropped, StageWriter
 from timelyqa.wikipedia.answer import Rule, answers_on
 from timelyqa.wikipedia.api import PageUnavailable, revision_at
 from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
@@ -154,21 +153,6 @@ def recheck_released(rows: pl.DataFrame, source: Source, workdir: Path, when: da
     ledger.save("refresh")
     write_rechecked(workdir, holds)
     return workdir / RECHECKED
-
-
-def forget(workdir: Path) -> None:
-    """Remove what an earlier run in the same folder re-checked, when this one re-checks nothing."""
-    for path in (workdir / RECHECKED, workdir / LEDGER / "refresh.json", workdir / LEDGER / "refresh.rejected.parquet"):
-        path.unlink(missing_ok=True)
-
-
-def finish_rechecked(workdir: Path, out: Path) -> None:
-    """Put the stage's rechecked.parquet beside the run's questions; remove a stale one when nothing was re-checked."""
-    made = Path(workdir) / RECHECKED
-    if made.is_file():
-        shutil.copyfile(made, Path(out) / RECHECKED)
-    elif Path(workdir).resolve() != Path(out).resolve():
-        (Path(out) / RECHECKED).unlink(missing_ok=True)
 
 
 def _ref(rule: Rule) -> int | str:
