@@ -131,7 +131,7 @@ def read(dump: Path, folder: Path, buckets: int) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("source", ["fixtures", "world3", "world17"])
+@pytest.mark.parametrize("source", ["fixtures", "world3", pytest.param("world17", marks=pytest.mark.slow)])
 def test_the_bucketed_delta_is_the_in_memory_delta(tmp_path: Path, source: str) -> None:
     t0, t1 = snapshot_pair(tmp_path, source)
     whole0, whole1 = read(t0, tmp_path / "w0", 1), read(t1, tmp_path / "w1", 1)

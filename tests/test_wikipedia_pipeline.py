@@ -337,6 +337,7 @@ def test_inputs_that_are_not_exports_stop_the_run_before_any_work(tmp_path: Path
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # a memory measurement (tracemalloc slows every allocation): make test only
 def test_the_dump_is_streamed_not_held(tmp_path: Path) -> None:
     """A dump several times larger than what the run ever holds: memory follows a page, not the file."""
     import tracemalloc
@@ -362,6 +363,7 @@ def test_the_dump_is_streamed_not_held(tmp_path: Path) -> None:
     _check_against_truth(big, questions, rejected)
 
 
+@pytest.mark.slow  # a memory measurement (tracemalloc slows every allocation): make test only
 def test_what_waits_for_the_writer_holds_no_page_text(tmp_path: Path) -> None:
     """Every page changes, and every page is long: the questions wait for one batch of writing, the pages' texts
     do not (they would be half the export)."""

@@ -13,6 +13,7 @@ USER_AGENT_ENV = "TIMELYQA_CRAWL_USER_AGENT"
 DEFAULT_USER_AGENT = "timelyqa-crawler/0.1 (+https://github.com/timelyqa/timelyqa; crawl@timelyqa.invalid)"
 """Names the project and where to reach it; set TIMELYQA_CRAWL_USER_AGENT to your own name and contact."""
 _CONTACT = re.compile(r"@|https?://")
+_WIKIMEDIA_CONTACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://[\w-]+(?:\.[\w-]+)+")
 
 
 def user_agent(environ: Mapping[str, str] | None = None) -> str:
@@ -21,3 +22,13 @@ def user_agent(environ: Mapping[str, str] | None = None) -> str:
     if not _CONTACT.search(value):
         raise ConfigError(f"{USER_AGENT_ENV}={value!r}: name a contact (an email address or a URL) in the User-Agent")
     return value
+
+
+def wikimedia_user_agent(agent: str) -> str:
+    """`agent` on one line when it names a contact as Wikimedia's User-Agent policy asks (an e-mail address or a
+    URL), for every client of a Wikimedia service (the Action APIs, the dump mirror); else ValueError saying so."""
+    agent = " ".join(agent.split())
+    if not _WIKIMEDIA_CONTACT.search(agent):
+        raise ValueError(f"{agent!r} has no contact details; Wikimedia's User-Agent policy asks for an e-mail "
+                         "address or a URL, e.g. 'timelyqa/0.1 (https://example.org/timelyqa; you@example.org)'")
+    return agent

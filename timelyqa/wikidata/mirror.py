@@ -33,6 +33,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.useragent import wikimedia_user_agent
 
 DEFAULT_MIRROR = "https://dumps.wikimedia.org/wikidatawiki/entities/"
 DEFAULT_CACHE = Path("out/dumps")
@@ -42,7 +43,6 @@ SUMS = (("sha1", "sha1sums"), ("md5", "md5sums"))
 """The checksum files a run folder publishes, strongest first."""
 CHUNK = 1 << 20
 _FOLDER = re.compile(r'href="(?:\./)?(\d{8})/?"')
-_CONTACT = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://[\w-]+(?:\.[\w-]+)+")
 _RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 Progress = Callable[[str, int, int], None]
@@ -83,11 +83,7 @@ class MirrorSettings(BaseModel):
     @field_validator("user_agent")
     @classmethod
     def _user_agent(cls, agent: str) -> str:
-        agent = " ".join(agent.split())
-        if not _CONTACT.search(agent):
-            raise ValueError(f"{agent!r} has no contact details; Wikimedia's User-Agent policy asks for an e-mail "
-                             "address or a URL, e.g. 'timelyqa/0.1 (https://example.org/timelyqa; you@example.org)'")
-        return agent
+        return wikimedia_user_agent(agent)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> MirrorSettings:

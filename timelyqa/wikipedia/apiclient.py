@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import threading
 import time
 from collections import Counter
@@ -33,14 +32,13 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.useragent import wikimedia_user_agent
 
 log = logging.getLogger(__name__)
 
 ENV_PREFIX = "TIMELYQA_WIKIPEDIA_API_"
 MAX_CONCURRENCY = 3
 """Wikimedia's limit on parallel requests from one client."""
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_URL = re.compile(r"https?://[\w-]+(?:\.[\w-]+)+")
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _RETRY_CODES = frozenset({"maxlag"})
 _UNREACHABLE = (httpx.ConnectError, httpx.ConnectTimeout)
@@ -85,11 +83,7 @@ class ApiSettings(BaseModel):
     @field_validator("user_agent")
     @classmethod
     def _user_agent(cls, agent: str) -> str:
-        agent = " ".join(agent.split())
-        if not (_EMAIL.search(agent) or _URL.search(agent)):
-            raise ValueError(f"{agent!r} has no contact details; Wikimedia's User-Agent policy asks for an e-mail "
-                             "address or a URL, e.g. 'timelyqa/0.1 (https://example.org/timelyqa; you@example.org)'")
-        return agent
+        return wikimedia_user_agent(agent)
 
     @field_validator("concurrency")
     @classmethod
