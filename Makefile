@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser demo serve test check bench clean
+.PHONY: setup setup-test model browser demo serve test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -65,6 +65,13 @@ check: setup
 
 bench: setup
 	$(VENV)/bin/python scripts/bench.py
+
+# The property tests of the readers (tests/test_props_*.py) as a fuzz run: FUZZ_CASES fresh random cases per
+# property instead of make test's fixed 200, with hypothesis's statistics (cases tried, time) per property.
+FUZZ_CASES ?= 10000
+fuzz: setup
+	TIMELYQA_HYPOTHESIS_PROFILE=fuzz TIMELYQA_FUZZ_CASES=$(FUZZ_CASES) \
+		$(VENV)/bin/pytest -q -p no:cacheprovider --hypothesis-show-statistics tests/test_props_*.py
 
 clean:
 	rm -rf out .pytest_cache
