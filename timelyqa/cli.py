@@ -20,6 +20,7 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
                            TimeRemainingColumn)
 from rich.table import Table
 
+from timelyqa import checks
 from timelyqa.errors import ConfigError, TimelyQAError
 from timelyqa.manifest import Manifest
 
@@ -78,6 +79,8 @@ def wikidata(
     from timelyqa.wikidata.pipeline import Settings, run
 
     with _one_line_errors():
+        _check_paths(out=out, cache=cache, previous=previous)
+        _check_urls(endpoint=endpoint, endpoint_before=endpoint_before, api=api, mirror=mirror)
         settings = Settings(seed=seed, max_anchors=max_anchors)
         way = incremental.mode(before, after, api, since, until, dumps)
         if way == "api":
@@ -98,6 +101,28 @@ def wikidata(
                                settings=settings, progress=report, previous=previous)
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
+
+
+def _check_paths(*, out: Path | None = None, previous: Path | None = None, release: bool = False,
+                 **folders: Path | None) -> None:
+    """The folders a command writes (`--out`, and `folders` by option name) and the release it reads, before any
+    work: a file where a folder goes would fail after hours, a wrong `--previous` would re-check nothing."""
+    for option, folder in {"out": out, **folders}.items():
+        if folder is not None:
+            checks.out_folder(folder, _option(option))
+    if previous is not None:
+        checks.previous_folder(previous, "--previous", runs=not release)
+
+
+def _check_urls(**urls: str | None) -> None:
+    """Every service URL given, by option name: http(s) with a host, never file:// or a bare word."""
+    for option, url in urls.items():
+        if url is not None:
+            checks.http_url(url, _option(option))
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def _dump_pair(before: Path | None, after: Path | None, dumps: str | None, mirror: str | None, cache: Path | None,
@@ -152,6 +177,10 @@ def wikipedia(
     from timelyqa.wikipedia import options, pipeline, writers
 
     with _one_line_errors():
+        _check_paths(out=out, previous=previous)
+        _check_urls(api=api)
+        checks.bounded(horizon_days, "--horizon-days", 0, options.MAX_HORIZON_DAYS,
+                       "a negative horizon watches nothing; past a year it says nothing of a weekly question")
         source = options.source_of(dump, api, user_agent)
         if start is None or end is None or out is None:
             raise ConfigError("timelyqa wikipedia needs --start, --end and --out")
@@ -181,6 +210,8 @@ def wikipedia_answer(
     from timelyqa.wikipedia.resolve import answer_questions, read_questions, write_answers
 
     with _one_line_errors():
+        checks.out_file(out, "--out")
+        _check_urls(api=api)
         source = source_of(dump, api, user_agent)
         when = parse_moment(date, "--date", end_of_day=True)
         frame = read_questions(questions)
@@ -203,6 +234,9 @@ def release(
     from publish.release import build_release
 
     with _one_line_errors():
+        _check_paths(out=out, previous=previous, release=True)
+        if version is not None:
+            checks.release_version(version)
         manifest = build_release(sources, out, version=version, previous=previous)
     typer.echo(f"release {manifest['version']} in {out}; read it with:")
     for config in manifest["configs"]:
@@ -228,6 +262,8 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
     """The main job on the embedded defaults: every registered source on its bundled inputs, into one release."""
     from timelyqa.sources import sources
 
+    with _one_line_errors():
+        _check_paths(out=out)
     folders = []
     for name, spec in sources().items():
         with _one_line_errors(), _progress(counted=True) as report:
@@ -256,6 +292,7 @@ def review_export(
     from publish.review import export_review
 
     with _one_line_errors():
+        checks.out_file(out, "--out")
         result = export_review(release_dir, config, out, articles=articles)
     typer.echo(result.summary())
 
@@ -311,6 +348,7 @@ def crawl_site_tree(
     from timelyqa.useragent import user_agent
 
     with _one_line_errors():
+        _check_paths(out=out)
         check_roots(roots, user_agent=user_agent())
         stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
                                     "allow_paths": json.dumps(allow_path or []), "render": render.value},
@@ -356,6 +394,8 @@ def news(
     from timelyqa.wikipedia.options import source_of
 
     with _one_line_errors():
+        _check_paths(out=out)
+        _check_urls(api=api, archive_base=archive_base)
         source = source_of(dump, api if (api or dump) else "https://en.wikipedia.org/w/api.php", user_agent)
         settings = pipeline.Settings.of(start=_day(start, "--start"), end=_day(end, "--end"),
                                         generator=generator.value, seed=seed, archive=archive.value)
@@ -394,6 +434,7 @@ def site_tree(
     from timelyqa.site_tree import llm, pipeline
 
     with _one_line_errors():
+        _check_paths(out=out, previous=previous)
         settings = pipeline.Settings(domain=domain, seed=seed, generator=generator.value)
         pipeline.check_crawl(crawl_dir)
         writer = llm.llm_site_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
@@ -435,6 +476,7 @@ def _export(kind: str, release_dir: Path, out: Path, config: str, split: str) ->
     from timelyqa import export
 
     with _one_line_errors():
+        _check_paths(out=out)
         path = (export.export_verl if kind == "verl" else export.export_trl)(release_dir, out, config=config,
                                                                            split=split)
     typer.echo(f"{kind} rows in {path}")

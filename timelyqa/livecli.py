@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from timelyqa import checks
 from timelyqa.errors import ConfigError
 
 live_app = typer.Typer(help="Real-time questions answered by recipes at evaluation time (RT-QA): resolve them, "
@@ -63,6 +64,7 @@ def resolve(
     from timelyqa.official.resolve import write_answers
 
     with _one_line_errors():
+        checks.out_folder(out, "--out")
         moment, names = clock_of(at), variables(var)
         catalog = load(recipes, allow_workflows=allow_workflows)
         for dropped in catalog.refused:
@@ -99,6 +101,7 @@ def health_check(
     from timelyqa.official.catalog import load
 
     with _one_line_errors():
+        checks.out_folder(state, "--state")
         moment, names = clock_of(at), variables(var)
         catalog = load(recipes, repaired=state / "repaired")
         health.check(catalog.recipes, [moment], state, variables=names)
@@ -130,6 +133,9 @@ def official(
     from timelyqa.official import pipeline
 
     with _one_line_errors():
+        checks.out_folder(out, "--out")
+        if state is not None:
+            checks.out_folder(state, "--state")
         clocks = [clock_of(a) for a in at or []]
         manifest = pipeline.run(recipes, state or out / "state", out, clocks=clocks, variables=variables(var),
                                 broken_after=broken_after)
@@ -154,6 +160,7 @@ def repair_broken(
     from timelyqa.official.catalog import load
 
     with _one_line_errors():
+        checks.out_folder(state, "--state")
         catalog = load(recipes, repaired=mend.repaired_dir(state))
         llm = models_from_env(cache_dir=state / "llm-cache").writer
         done = mend.mend(catalog.recipes, state, llm, broken_after=broken_after, only_broken=not failing)
@@ -194,6 +201,8 @@ def new_recipes(
     from timelyqa.stages import Dropped
 
     with _one_line_errors():
+        checks.out_folder(out, "--out")
+        checks.http_url(url, "--url")
         site, now = origin(url), datetime.now(UTC)
         writer = models_from_env(cache_dir=out / "llm-cache").writer
         # several recipes in one reply: more room than one question needs

@@ -14,6 +14,7 @@ import orjson
 from SPARQLWrapper import ASK, JSON, POST, SELECT, URLENCODED, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
+from timelyqa.checks import http_url
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
 
 USER_AGENT = "timelyqa/0.1 (+https://github.com/timelyqa/timelyqa)"
@@ -37,7 +38,8 @@ class SparqlEndpoint:
         wrapper_factory: Callable[..., Any] = SPARQLWrapper,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.url = url
+        # urllib would open file:// and ftp:// too, and a bare word fails deep in SPARQLWrapper with a ValueError
+        self.url = http_url(url, "endpoint")
         self.timeout = timeout
         self.retries = retries
         self.backoff = backoff

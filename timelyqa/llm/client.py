@@ -161,7 +161,7 @@ class LLM:
         """Stop before any work when the endpoint is not there, refuses the key, or does not serve the model."""
         where = self.settings.base_url
         try:
-            served = [m.id for m in self._client.models.list()]
+            served = [m.id for m in self._json(self._client.models.with_raw_response.list(), "/models")]
         except openai.AuthenticationError:
             raise ConfigError(f"{where} refused the API key (HTTP 401)") from None
         except openai.PermissionDeniedError:
@@ -246,7 +246,9 @@ class LLM:
         for attempt in range(s.retries + 1):
             started = time.perf_counter()
             try:
-                response = self._client.chat.completions.create(model=s.model, messages=messages, **params)
+                raw = self._client.chat.completions.with_raw_response.create(model=s.model, messages=messages,
+                                                                             **params)
+                response = self._json(raw, "/chat/completions")
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 wait, last = s.backoff * 2**attempt, type(exc).__name__
             except openai.AuthenticationError:
@@ -280,6 +282,18 @@ class LLM:
             log.warning("%s: %s; retry %d of %d in %.1f s", s.base_url, last, attempt + 1, s.retries, wait)
             self._sleep(wait)
         raise TransientSourceError(f"{s.base_url}: model {s.model!r} failed {s.retries + 1} times, last: {last}")
+
+    def _json(self, raw: Any, path: str) -> Any:
+        """The parsed body of a 200. One that is not JSON (a web server's page, a login portal) means no
+        OpenAI-compatible API lives at the base URL: a wrong setting, not a reply to re-ask or retry."""
+        mime = raw.headers.get("content-type", "").split(";")[0].strip().lower()
+        try:
+            if not mime.endswith("json"):
+                orjson.loads(raw.content)  # the SDK would hand back the page's text in place of its model
+            return raw.parse()
+        except ValueError:
+            raise ConfigError(f"{self.settings.base_url}{path} answered {mime or 'no content type'} that is not JSON: "
+                              "no OpenAI-compatible API there; check the base URL") from None
 
     def _record(self, response: Any, elapsed: float) -> dict[str, Any]:
         usage = getattr(response, "usage", None)

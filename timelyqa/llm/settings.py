@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from timelyqa.checks import http_url
 from timelyqa.errors import ConfigError
 
 ENV_PREFIX = "TIMELYQA_LLM_"
@@ -46,8 +47,10 @@ class LLMSettings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http(cls, url: str) -> str:
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {url!r}")
+        try:
+            http_url(url, "base_url")
+        except ConfigError as exc:  # pydantic reports ValueErrors; build() turns them into one ConfigError line
+            raise ValueError(str(exc).removeprefix("base_url ")) from None
         return url.rstrip("/")
 
     def __repr__(self) -> str:  # pydantic already masks the key; keep the repr short and key-free
@@ -61,7 +64,7 @@ class LLMSettings(BaseModel):
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "settings"
-            raise ConfigError(f"LLM setting {where}: {first['msg']}") from None
+            raise ConfigError(f"LLM setting {where}: {str(first['msg']).removeprefix('Value error, ')}") from None
 
     @classmethod
     def from_env(cls, prefix: str = ENV_PREFIX, environ: dict[str, str] | None = None, **overrides: Any
@@ -80,6 +83,8 @@ class LLMSettings(BaseModel):
         if missing:
             raise ConfigError(f"LLM settings need {' and '.join(prefix + m.upper() for m in missing)} "
                               "(or the matching option)")
+        if "base_url" not in overrides or overrides["base_url"] is None:
+            http_url(str(values["base_url"]), f"LLM setting base_url ({prefix}BASE_URL)")  # names the variable
         return cls.build(**values)
 
     def same_model(self, other: LLMSettings) -> bool:

@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from timelyqa.errors import ConfigError
 from timelyqa.wikipedia.changes import State
 from timelyqa.wikipedia.dump import Page, Revision
 from timelyqa.wikipedia.infobox import Infobox, parse_infobox
@@ -34,6 +35,13 @@ class PageHistory:
 
 def read_history(page: Page, *, start: datetime, end: datetime, horizon: timedelta) -> PageHistory:
     """Consume the page's revisions (in any order) into a PageHistory; identical texts are parsed once."""
+    if horizon < timedelta(0):
+        raise ConfigError(f"horizon {horizon}: must not be negative (it is the span watched after the window)")
+    try:
+        watched = end + horizon  # once, not per revision: a full history has millions
+    except OverflowError:
+        raise ConfigError(f"horizon {horizon.days} days after {end.date()} is past the last date Python knows"
+                          ) from None
     history = PageHistory(page_id=page.id, title=page.title)
     cache: dict[bytes, Infobox | None] = {}
     base: Revision | None = None
@@ -42,7 +50,7 @@ def read_history(page: Page, *, start: datetime, end: datetime, horizon: timedel
             if base is None or _later(rev, base):
                 base = rev
             continue
-        if rev.timestamp > end + horizon:
+        if rev.timestamp > watched:
             continue
         _add(history, rev, cache)
         if rev.timestamp <= end:

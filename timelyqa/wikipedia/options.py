@@ -12,6 +12,10 @@ from timelyqa.errors import ConfigError
 from timelyqa.wikipedia.apiclient import ApiSettings
 from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
 
+MAX_HORIZON_DAYS = 366
+"""The longest horizon: it asks whether an answer moves soon after the window (DailyQA watches a week); past a year
+`frequent_update` says nothing of a weekly benchmark, and the window's end plus it must stay a date."""
+
 Source = Path | ApiSettings
 """A MediaWiki XML export or dump with revision history, or the Action API of a live wiki."""
 
@@ -26,7 +30,8 @@ class Settings(BaseModel):
     """Questions are about values changed in (start, end]; answers are as of `end`."""
     seed: int = 0
     cap_per_domain: int = Field(default=DOMAIN_CAP, ge=1, description="most questions per domain")
-    horizon_days: int = Field(default=HORIZON.days, ge=0, description="days after the end watched for changes")
+    horizon_days: int = Field(default=HORIZON.days, ge=0, le=MAX_HORIZON_DAYS,
+                              description="days after the end watched for changes")
     generator: Literal["template", "llm"] = "template"
     llm_domains: bool = False
 
