@@ -19,12 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, RepoFile
 from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled, RepositoryNotFoundError
 from huggingface_hub.utils import httpx  # the HTTP client huggingface_hub uses, whatever its major version
 
 from publish.release import code_version
+from timelyqa.checks import http_url, is_loopback
 from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError, retry_after
 
 log = logging.getLogger(__name__)
@@ -267,6 +269,17 @@ def _description(release: Release) -> str:
     return f"timelyqa release {release.version}, {len(release.files)} files, code {code_version()}."
 
 
+def check_token_endpoint(url: str, option: str) -> str:
+    """`url` when a Hub token may be sent to it: https, or plain http to this machine only (a test Hub, a tunnel).
+    Over plain http to anywhere else the token, a write credential, crosses the network readable by anyone on path."""
+    http_url(url, option)
+    parts = urlsplit(url)
+    if parts.scheme != "https" and not is_loopback(parts.hostname):
+        raise ConfigError(f"{option} {url!r}: a Hub token goes only over https (or plain http to 127.0.0.1, ::1 or "
+                          "localhost); refusing to send it in clear")
+    return url
+
+
 def publish_release(release: Path, repo_id: str, *, token: str | None = None, endpoint: str | None = None,
                     dry_run: bool = False, attempts: int = 4, backoff_seconds: float = 2.0) -> PublishResult:
     """Publish the release folder to dataset repo `repo_id` as one commit tagged with the manifest's version.
@@ -290,8 +303,12 @@ def publish_release(release: Path, repo_id: str, *, token: str | None = None, en
     if secret is None and not dry_run:
         raise ConfigError("no Hub token: set HF_TOKEN (or the flow's Secret block) to a write token")
     # token=False keeps huggingface_hub from falling back to a token saved on disk by `hf auth login`.
-    hub = _Hub(HfApi(endpoint=endpoint, library_name="timelyqa", library_version=code_version()), repo_id,
-               secret or False)
+    api = HfApi(endpoint=endpoint, library_name="timelyqa", library_version=code_version())
+    if secret is not None:  # before anything else: no request may carry the token in clear
+        check_token_endpoint(api.endpoint, "endpoint" if endpoint else "HF_ENDPOINT")
+        if endpoint is None and os.environ.get("HF_ENDPOINT"):  # huggingface_hub read it at import: check both
+            check_token_endpoint(os.environ["HF_ENDPOINT"], "HF_ENDPOINT")
+    hub = _Hub(api, repo_id, secret or False)
     attempt = 1
     while True:
         try:

@@ -34,7 +34,7 @@ def is_loopback(host: str | None) -> bool:
     if not host:
         return False
     name = host.strip("[]").lower()
-    if name == "localhost" or name.endswith(".localhost"):
+    if name == "localhost":
         return True
     try:
         address = ipaddress.ip_address(name)

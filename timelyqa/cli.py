@@ -349,6 +349,8 @@ def crawl_site_tree(
 
     with _one_line_errors():
         _check_paths(out=out)
+        for root in roots:
+            checks.http_url(root, "--root")
         check_roots(roots, user_agent=user_agent())
         stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
                                     "allow_paths": json.dumps(allow_path or []), "render": render.value},
