@@ -13,6 +13,7 @@ from prefect.runtime import flow_run
 from flows.common import run_name
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
+from timelyqa import checks
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
@@ -51,6 +52,10 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
     `version` names the release (default: v{YYYY.MM.DD} of today, UTC, suffixed when the day is taken);
     `previous` is the folder of the release before it, when `out` does not already hold it.
     """
+    # the same checks as `timelyqa release`, before the task: a wrong parameter is no task failure to retry
+    checks.out_folder(Path(out), "out")
+    if version is not None:
+        checks.release_version(version, "version")
     manifest = assemble_release([Path(s) for s in sources], Path(out), version, Path(previous) if previous else None)
     name_run(f"release {manifest['version']}")
     rows = split_rows(manifest)

@@ -154,7 +154,8 @@ CASES = [
     Case("review export out a folder", lambda p: ["review", "export", p.release, "--config", "wikidata",
                                                   "--out", p.empty], "--out"),
     Case("export out a file", lambda p: ["export", "verl", p.release, "--out", p.file], "--out"),
-    Case("live resolve out a file", lambda p: ["live", "resolve", "--recipes", p.empty, "--out", p.file], "--out"),
+    Case("live resolve out a file", lambda p: ["live", "resolve", "--recipes", DEMO / "official" / "recipes",
+                                               "--out", p.file], "--out"),
     # numbers with a bound
     Case("horizon-days negative", lambda p: wikipedia(p, "--out", p.out, "--horizon-days", "-30"),
          "--horizon-days"),
@@ -224,3 +225,83 @@ def test_a_bad_setting_stops_the_command_in_one_line_before_any_work(
         assert witness.url in lines[0]  # the URL that answered a page, and what it answered
     else:
         assert len(witness.requests) == asked, witness.requests[asked:]
+
+
+@pytest.mark.slow  # importing Prefect takes seconds
+def test_the_release_flow_refuses_the_same_parameters_before_its_task(tmp_path: Path,
+                                                                     made: tuple[Path, Path]) -> None:
+    from flows.release import release_flow
+    from timelyqa.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^version '\.\./\.\./etc x': not a plain tag"):
+        release_flow.fn(sources=[str(made[0])], out=str(tmp_path / "release"), version="../../etc x")
+    with pytest.raises(ConfigError, match=r"^out .*notes\.txt: a file is there, not a folder"):
+        (tmp_path / "notes.txt").write_text("notes\n")
+        release_flow.fn(sources=[str(made[0])], out=str(tmp_path / "notes.txt"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_library_calls_a_flow_makes_refuse_the_same_values(tmp_path: Path, made: tuple[Path, Path]) -> None:
+    """What flows hand the core directly (a SPARQL endpoint, the Hub endpoint) is refused there too."""
+    from publish.hub import publish_release
+    from timelyqa.errors import ConfigError
+    from timelyqa.sparql import SparqlEndpoint
+
+    with pytest.raises(ConfigError, match=r"^endpoint 'file:///etc/passwd': not an http\(s\) URL"):
+        SparqlEndpoint("file:///etc/passwd")
+    with pytest.raises(ConfigError, match=r"^endpoint 'http://10\.1\.2\.3:8080': a Hub token goes only over https"):
+        publish_release(made[1], "org/name", token="hf_secret_token_1234", endpoint="http://10.1.2.3:8080")
+    assert list(tmp_path.iterdir()) == []
+
+
+@dataclass(frozen=True)
+class _Prompt:
+    """The least a prompt is to the client (timelyqa.llm.prompts holds the real ones; the shape is all that counts)."""
+
+    id: str = "probe_v1"
+
+    @property
+    def shape(self) -> type[Any]:
+        from pydantic import BaseModel
+
+        class Answer(BaseModel):
+            answer: str
+
+        return Answer
+
+    def render(self, **values: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": "Reply with JSON."}]
+
+
+def test_an_html_page_at_the_first_chat_call_is_a_setting_error_naming_the_url(witness: Witness) -> None:
+    """A server without /models is asked at the first call: a web page there is no reply to re-ask, no failure to
+    retry, but a wrong base URL, said in one line with what came back."""
+    from timelyqa.errors import ConfigError
+    from timelyqa.llm.client import LLM
+    from timelyqa.llm.settings import LLMSettings
+
+    asked = len(witness.requests)
+    with LLM(LLMSettings(base_url=witness.url + "/v1", model="m", retries=3)) as llm:
+        with pytest.raises(ConfigError) as error:
+            llm.ask(_Prompt(), {})
+    message = str(error.value)
+    assert message.startswith(f"{witness.url}/v1/chat/completions answered text/html that is not JSON")
+    assert "\n" not in message
+    assert witness.requests[asked:] == ["POST /v1/chat/completions"]  # asked once: not retried, not re-asked
+
+
+@pytest.mark.parametrize(("url", "sent"), [
+    ("https://huggingface.co", True), ("http://127.0.0.1:8080", True), ("http://127.8.9.10", True),
+    ("http://[::1]:9000", True), ("http://localhost:8080", True), ("http://hub.internal:8080", False),
+    ("http://10.0.0.5", False), ("http://127.0.0.1.example.org", False), ("http://localhost.example.org", False),
+    ("http://[::ffff:10.0.0.5]", False), ("file:///srv/hub", False), ("https://", False),
+])
+def test_a_hub_token_goes_only_over_https_or_to_this_machine(url: str, sent: bool) -> None:
+    from publish.hub import check_token_endpoint
+    from timelyqa.errors import ConfigError
+
+    if sent:
+        assert check_token_endpoint(url, "HF_ENDPOINT") == url
+    else:
+        with pytest.raises(ConfigError, match="^HF_ENDPOINT "):
+            check_token_endpoint(url, "HF_ENDPOINT")
