@@ -81,13 +81,15 @@ def check_dump(path: Path) -> None:
     first: bytes | None = b""
     try:
         with _HashingReader(path.open("rb")) as raw:
-            lines = Lines(_first_bytes(pieces(compression(path), raw), CHECK_BYTES), cap=CHECK_BYTES)
+            # A line filling the whole window has no end in it: too long, like any longer one.
+            lines = Lines(_first_bytes(pieces(compression(path), raw), CHECK_BYTES), cap=CHECK_BYTES - 1)
             first = next((text.rstrip() if text is not None else None for _, text in lines), b"")
     except (OSError, EOFError, zlib.error) as exc:
         raise ConfigError(f"{path}: cannot be read as a {compression(path)} file: {exc}") from exc
     if first != b"[":
-        shown = "longer than a megabyte" if first is None else repr(first[:40])
-        raise ConfigError(f"{path}: not a Wikidata JSON dump (first line {shown}, expected '[')")
+        shown = ("first line longer than a megabyte" if first is None else f"first line {first[:40]!r}" if first
+                 else "nothing but blank lines in its first megabyte")
+        raise ConfigError(f"{path}: not a Wikidata JSON dump ({shown}, expected '[')")
 
 
 def _first_bytes(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:

@@ -131,7 +131,8 @@ def _claims(entity: dict[str, Any], bad: list[BadStatement]) -> tuple[str, list[
         return "", []
     if not isinstance(claims, dict):
         if claims is not None and claims != []:  # Wikibase writes an empty map as []
-            bad.append(BadStatement(subject, "", StatementReject.MALFORMED_STATEMENT, f"{subject}: claims not an object"))
+            bad.append(BadStatement(subject, "", StatementReject.MALFORMED_STATEMENT,
+                                    f"{subject}: claims not an object"))
         return subject, []
     out = []
     for prop, statements in claims.items():
