@@ -7,9 +7,9 @@ import gzip
 import json
 import subprocess
 import sys
-import time
 import zlib
 from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from tests.ntparse import oxigraph_triples
-from tests.worldgen import (entity, item_value, make_world, quantity_value, statement, string_value, text_value,
+from tests.worldgen import (entity, item_value, make_world, quantity_value, statement, text_value,
                             time_value, write_dump)
 from timelyqa.errors import ConfigError
 from timelyqa.sources import get
@@ -47,7 +47,7 @@ class Read:
         return {s[1] for s, _, _ in self.store}
 
 
-def item(eid: str, label: str, claims: list[dict[str, Any]] = (), **kw: Any) -> dict[str, Any]:  # type: ignore[assignment]
+def item(eid: str, label: str, claims: Sequence[tuple[str, dict[str, Any]]] = (), **kw: Any) -> dict[str, Any]:
     e = entity(eid, label, modified=MODIFIED, **kw)
     for n, (prop, value) in enumerate(claims):
         e["claims"].setdefault(prop, []).append(statement(f"{eid}${n:08d}-0000-4000-8000-000000000000", prop, value))
@@ -125,7 +125,6 @@ def test_a_hostile_entity_costs_only_itself_named_by_dump_and_line(tmp_path: Pat
     (detail,) = read.bad["detail"]
     assert f"{dump} line 3" in detail and "rdf.nt" not in detail and "\n" not in detail
     kept = (ENTITY_IRI + "Q1", ENTITY_IRI + "Q3", ENTITY_IRI + "statement/Q1-", ENTITY_IRI + "statement/Q3-")
-    assert all(s == k or (k.endswith("-") and s.startswith(k)) for s in read.subjects() for k in kept if s.startswith(k))
     assert all(any(s.startswith(k) for k in kept) for s in read.subjects())
     assert ("iri", ENTITY_IRI + "Q666") not in {o for _, _, o in read.store}
     assert read.info.newest_modified == "2026-03-01T00:00:00Z"
@@ -213,6 +212,7 @@ def _gzip_stream(path: Path, parts: list[tuple[bytes, int]]) -> Path:
 
 _MEASURE = """
 import resource, sys, time
+from collections.abc import Sequence
 from pathlib import Path
 from timelyqa.errors import ConfigError
 from timelyqa.wikidata.dump import DumpReader, check_dump

@@ -88,11 +88,12 @@ def _bunzip(raw: Source) -> Iterator[bytes]:
 
 
 class Lines:
-    """Iterates (line number, text) for the non-blank lines of a stream of pieces; a line longer than `cap` comes
-    out once as (number, None) and its bytes are dropped as they arrive, never held.
+    """Iterates (line number, text) for the non-blank lines of a stream of pieces; a line longer than `cap` bytes
+    comes out once as (number, None) and its bytes are dropped as they arrive, never held.
 
-    The text starts at the line's first non-blank byte. `count` is the number of lines seen so far, all of them
-    once iteration ends (a last line without a newline counts)."""
+    The text starts at the line's first non-blank byte. A blank line (whitespace only) never comes out, however
+    long. `count` is the number of lines seen so far, all of them once iteration ends (a last line without a
+    newline counts)."""
 
     def __init__(self, chunks: Iterable[bytes], cap: int = MAX_LINE_BYTES) -> None:
         self._chunks, self.cap = chunks, cap
@@ -103,48 +104,58 @@ class Lines:
         newlines = 0  # newlines before the piece's cursor
         parts: list[bytes] = []  # the open line, a piece at a time: joined once when it ends, never re-copied
         held = 0
-        dropping = False  # the open line was reported too long: its bytes go until its newline
+        dropping = False  # the open line is too long: its bytes go until its newline
+        blank = True  # no byte of the open line so far is more than whitespace
         for piece in self._chunks:
             start = 0
             if parts or dropping:
                 nl = piece.find(b"\n")
-                end = len(piece) if nl < 0 else nl
+                part = piece if nl < 0 else piece[:nl]
                 if not dropping:
-                    held += end
+                    held += len(part)
                     if held > cap:
-                        self.count = newlines + 1
-                        yield newlines + 1, None
+                        blank = blank and not part.strip() and not any(p.strip() for p in parts)
                         parts, held, dropping = [], 0, True
+                        if not blank:
+                            self.count = newlines + 1
+                            yield newlines + 1, None
                     else:
-                        parts.append(piece if nl < 0 else piece[:nl])
+                        parts.append(part)
+                elif blank and part.strip():  # an overlong line blank so far turns out not to be
+                    blank = False
+                    self.count = newlines + 1
+                    yield newlines + 1, None
                 if nl < 0:
                     continue
                 newlines += 1
                 self.count = newlines
-                if not dropping:
-                    text = b"".join(parts).lstrip()
-                    if text:
-                        yield newlines, text
-                parts, held, dropping = [], 0, False
+                if not dropping and (text := b"".join(parts).lstrip()):
+                    yield newlines, text
+                parts, held, dropping, blank = [], 0, False, True
                 start = nl + 1
             last = piece.rfind(b"\n")
             cursor = start
             if last >= start:
                 for m in _LINE.finditer(piece, start, last):
-                    newlines += piece.count(b"\n", cursor, m.start())
-                    cursor = m.start()
-                    self.count = newlines + 1
+                    at = m.start()
+                    newlines += piece.count(b"\n", cursor, at)
                     text = m.group()
-                    yield newlines + 1, text if len(text) <= cap else None
+                    if len(text) + at - cursor > cap:  # maybe too long with its leading blanks: measure them
+                        begin = piece.rfind(b"\n", cursor, at) + 1 or cursor
+                        text = None if len(text) + at - begin > cap else text
+                    cursor = at
+                    self.count = newlines + 1
+                    yield newlines + 1, text
                 newlines += piece.count(b"\n", cursor, last + 1)
                 self.count = newlines
                 start = last + 1
             if start < len(piece):  # the piece ends inside a line: it opens here
                 tail = piece[start:] if start else piece
                 if len(tail) > cap:
-                    self.count = newlines + 1
-                    yield newlines + 1, None
-                    dropping = True
+                    dropping, blank = True, not tail.strip()
+                    if not blank:
+                        self.count = newlines + 1
+                        yield newlines + 1, None
                 else:
                     parts, held = [tail], len(tail)
         if parts or dropping:
