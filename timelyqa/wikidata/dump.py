@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import hashlib
 import io
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -17,16 +16,26 @@ import orjson
 from timelyqa.errors import ConfigError
 from timelyqa.files import compression
 from timelyqa.reasons import Reason
+from timelyqa.wikidata.ids import is_entity_id
+from timelyqa.wikidata.lines import MAX_LINE_BYTES, Lines, pieces
+from timelyqa.wikidata.seen import SeenIds
 
 MAX_KEPT_CHARS = 4000
 """How much of a bad line is kept aside: enough to see what went wrong, not a whole entity of megabytes."""
+CHECK_BYTES = 1 << 20
+"""How far check_dump looks for the opening '[': a dump has it on its first line; a file of blank lines or of
+one endless line is refused after a megabyte, not read whole."""
 
 
 class LineReject(Reason):
     TRUNCATED_FILE = "truncated_file", "the dump ends early: a compressed stream cut short or no closing ']'"
     MALFORMED_JSON = "malformed_json", "a dump line is not JSON"
     NOT_AN_ENTITY = "not_an_entity", "a dump line is JSON without an entity id"
-    MALFORMED_ENTITY = "malformed_entity", "an entity's claims are not an object"
+    MALFORMED_ENTITY = "malformed_entity", ("an entity's claims, labels, aliases, modification time or datatype "
+                                            "are not of the shape Wikidata's dumps give")
+    BAD_ENTITY_ID = "bad_entity_id", "an entity's id is not a Wikidata id (Q, P or L and a number)"
+    DUPLICATE_ENTITY = "duplicate_entity", "an entity read a second time in one dump: the first is kept"
+    LINE_TOO_LONG = "line_too_long", "a dump line longer than any entity Wikidata holds, skipped unread"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,23 +78,27 @@ def check_dump(path: Path) -> None:
         raise ConfigError(f"{path}: no such file")
     if not path.is_file():
         raise ConfigError(f"{path}: not a file")
+    first: bytes | None = b""
     try:
-        with _HashingReader(path.open("rb")) as raw, _open_text(path, raw) as f:
-            first = next((line.strip() for line in f if line.strip()), b"")
+        with _HashingReader(path.open("rb")) as raw:
+            # A line filling the whole window has no end in it: too long, like any longer one.
+            lines = Lines(_first_bytes(pieces(compression(path), raw), CHECK_BYTES), cap=CHECK_BYTES - 1)
+            first = next((text.rstrip() if text is not None else None for _, text in lines), b"")
     except (OSError, EOFError, zlib.error) as exc:
         raise ConfigError(f"{path}: cannot be read as a {compression(path)} file: {exc}") from exc
     if first != b"[":
-        raise ConfigError(f"{path}: not a Wikidata JSON dump (first line {first[:40]!r}, expected '[')")
+        shown = ("first line longer than a megabyte" if first is None else f"first line {first[:40]!r}" if first
+                 else "nothing but blank lines in its first megabyte")
+        raise ConfigError(f"{path}: not a Wikidata JSON dump ({shown}, expected '[')")
 
 
-def _open_text(path: Path, raw: _HashingReader) -> BinaryIO:
-    kind = compression(path)
-    buffered = io.BufferedReader(raw, buffer_size=1 << 20)
-    if kind == "gzip":
-        return gzip.GzipFile(fileobj=buffered)  # type: ignore[return-value]
-    if kind == "bz2":
-        return bz2.BZ2File(buffered)  # type: ignore[return-value]
-    return buffered  # type: ignore[return-value]
+def _first_bytes(chunks: Iterator[bytes], limit: int) -> Iterator[bytes]:
+    """The first `limit` bytes of the pieces and no more: the rest of the file is never decompressed."""
+    for chunk in chunks:
+        yield chunk[:limit]
+        limit -= len(chunk)
+        if limit <= 0:
+            return
 
 
 class DumpReader:
@@ -111,34 +124,34 @@ class DumpReader:
     def __iter__(self) -> Iterator[dict[str, Any] | BadLine]:
         name = str(self.path)
         last = b""
+        seen = SeenIds()
+        lines = Lines(pieces(compression(self.path), self._raw), MAX_LINE_BYTES)
         try:
-            rest = b""
-            for piece in _pieces(compression(self.path), self._raw):
-                # Whole decompressed pieces split at once: a readline per entity costs more than the split.
-                lines = (rest + piece).split(b"\n") if rest else piece.split(b"\n")
-                rest = lines.pop()
-                for line in lines:
-                    self.lines += 1
-                    body = line.strip()
-                    if body.endswith(b","):
-                        body = body[:-1]
-                    if body:
-                        last = body
-                    if body in (b"[", b"]", b""):
-                        continue
-                    yield _entity(name, self.lines, body)
-            if rest:
-                self.lines += 1
-                body = rest.strip()
+            for self.lines, text in lines:
+                if text is None:
+                    last = b""
+                    yield BadLine(name, self.lines, LineReject.LINE_TOO_LONG,
+                                  f"{name} line {self.lines}: longer than {MAX_LINE_BYTES} bytes, skipped", "")
+                    continue
+                body = text.rstrip()
                 if body.endswith(b","):
                     body = body[:-1]
-                last = body or last
-                if body not in (b"[", b"]", b""):
-                    yield _entity(name, self.lines, body)
+                if body:
+                    last = body
+                if body in (b"[", b"]", b""):
+                    continue
+                item = _entity(name, self.lines, body)
+                if isinstance(item, dict) and not seen.add(item["id"]):
+                    item = BadLine(name, self.lines, LineReject.DUPLICATE_ENTITY,
+                                   f"{name} line {self.lines}: {item['id']} again (an earlier line had it; that one is "
+                                   "kept)", _keep(body))
+                yield item
+            self.lines = lines.count
             if last != b"]":  # a cut plain file ends mid-array: say so rather than read T0 as smaller than it is
                 yield BadLine(name, self.lines + 1, LineReject.TRUNCATED_FILE,
                               f"{name}: ends after line {self.lines} without the closing ']'", "")
         except (EOFError, zlib.error, OSError) as exc:
+            self.lines = lines.count
             yield BadLine(name, self.lines + 1, LineReject.TRUNCATED_FILE,
                           f"{name}: compressed stream ends early after line {self.lines} ({exc})", "")
         finally:
@@ -149,60 +162,65 @@ class DumpReader:
                 self._raw.close()
 
 
-CHUNK = 1 << 16
-"""Compressed bytes per read: big enough to amortise the calls, small enough that the decompressed piece
-(about 0.5 MB for gzipped JSON) is reused by the allocator instead of mapped and faulted in afresh."""
-
-
-def _pieces(kind: str, raw: _HashingReader) -> Iterator[bytes]:
-    """The decompressed bytes of the whole file, as gzip.GzipFile and bz2.BZ2File read them.
-
-    Concatenated gzip members (zero padding between them allowed) and bz2 streams are read on; data
-    after the last bz2 stream is ignored, as BZ2File does. A stream cut short raises EOFError.
-    """
-    if kind == "plain":
-        while chunk := raw.read(CHUNK):
-            yield chunk
-        return
-    new: Callable[[], Any] = (lambda: zlib.decompressobj(31)) if kind == "gzip" else bz2.BZ2Decompressor
-    decompressor = new()
-    while chunk := raw.read(CHUNK):
-        while chunk:
-            if decompressor.eof:  # one member or stream ended and more bytes follow
-                if kind == "gzip":
-                    chunk = chunk.lstrip(b"\x00")
-                    if not chunk:
-                        break
-                    if len(chunk) >= 2 and chunk[:2] != b"\x1f\x8b":
-                        raise gzip.BadGzipFile(f"Not a gzipped file ({chunk[:2]!r})")
-                decompressor = new()
-                try:
-                    out = decompressor.decompress(chunk)
-                except OSError:
-                    if kind == "bz2":
-                        return
-                    raise
-            else:
-                out = decompressor.decompress(chunk)
-            if out:
-                yield out
-            chunk = decompressor.unused_data if decompressor.eof else b""
-    if not decompressor.eof:
-        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-
-
 def _entity(path: str, line_no: int, body: bytes) -> dict[str, Any] | BadLine:
     try:
         entity = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         return BadLine(path, line_no, LineReject.MALFORMED_JSON, f"{path} line {line_no}: {exc}", _keep(body))
-    if not isinstance(entity, dict) or not isinstance(entity.get("id"), str):
+    if not isinstance(entity, dict) or "id" not in entity:
         return BadLine(path, line_no, LineReject.NOT_AN_ENTITY, f"{path} line {line_no}: JSON without an entity id",
                        _keep(body))
-    if not isinstance(entity.get("claims", {}), dict):
-        return BadLine(path, line_no, LineReject.MALFORMED_ENTITY, f"{path} line {line_no}: claims is not an object",
+    if not is_entity_id(entity["id"]):
+        return BadLine(path, line_no, LineReject.BAD_ENTITY_ID,
+                       f"{path} line {line_no}: entity id {_short(entity['id'])} is not a Wikidata id", _keep(body))
+    if (problem := _malformed(entity)) is not None:
+        return BadLine(path, line_no, LineReject.MALFORMED_ENTITY, f"{path} line {line_no}: {entity['id']} {problem}",
                        _keep(body))
     return entity
+
+
+def _malformed(entity: dict[str, Any]) -> str | None:
+    """What in an entity is not of the shape Wikidata gives, for the fields this source reads; None when all is.
+
+    Wikibase writes an empty map as `[]`, so an empty list stands for an empty object."""
+    for field in ("claims", "labels", "aliases"):
+        value = entity.get(field)
+        if value is not None and value != [] and not isinstance(value, dict):
+            return f"{field} is {_kind(value)}, not an object"
+    en = (entity.get("labels") or {}).get("en")
+    if en is not None and not (isinstance(en, dict) and isinstance(en.get("value"), str)):
+        return f"labels.en is {_kind(en)}, not an object with a string value"
+    aliases = (entity.get("aliases") or {}).get("en")
+    if aliases is not None and not (isinstance(aliases, list)
+                                    and all(isinstance(a, dict) and isinstance(a.get("value"), str) for a in aliases)):
+        return "aliases.en is not a list of objects with string values"
+    if "modified" in entity and modified_time(entity["modified"]) is None:
+        return f"modified {_short(entity['modified'])} is not an ISO time"
+    if not isinstance(entity.get("datatype", ""), str):
+        return f"datatype is {_kind(entity['datatype'])}, not a string"
+    return None
+
+
+def modified_time(value: object) -> datetime | None:
+    """An entity's `modified` as an aware UTC time (Wikidata writes `2026-03-01T12:00:00Z`); None when it is not
+    one. A time without a zone is taken as UTC, as Wikidata's are."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _kind(value: object) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), type(value).__name__)
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _keep(body: bytes) -> str:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from collections.abc import Callable
 from contextlib import ExitStack
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
@@ -53,12 +54,42 @@ class Settings(BaseModel):
 
 
 def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoint: str | None = None) -> None:
-    """Everything that can be wrong before any work: dumps that are missing or not dumps, a dead endpoint."""
+    """Everything that can be wrong before any work: dumps that are missing or not dumps, swapped by the dates in
+    their names, a dead endpoint."""
     check_dump(before)
     check_dump(after)
+    check_order(before, name_date(before), after, name_date(after))
     for url in (endpoint, before_endpoint):
         if url:
             SparqlEndpoint(url, retries=1, backoff=0.5).ping()
+
+
+_NAME_DATE = re.compile(r"(?<![0-9])((?:19|20)[0-9]{6})(?![0-9])")
+
+
+def name_date(dump: Path) -> date | None:
+    """The date a dump's file name gives (`wikidata-20260302-all.json.gz`, as Wikimedia names them), if one does."""
+    for stamp in _NAME_DATE.findall(Path(dump).name):
+        try:
+            return datetime.strptime(stamp, "%Y%m%d").date()
+        except ValueError:
+            continue
+    return None
+
+
+def check_order(before: Path | str, t0: date | datetime | None, after: Path | str,
+                t1: date | datetime | None) -> None:
+    """A ConfigError when T0 is dated after T1: the delta would run backwards and ask about facts that ended.
+
+    A dump is dated by the date in its file name before any work (Wikimedia's own names carry it), and once read
+    by its newest entity modification (`latest-all.json.gz` and renamed files carry none), before the delta."""
+    if t0 is not None and t1 is not None and t0 > t1:
+        raise ConfigError(f"{before} (T0, {_when(t0)}) is newer than {after} (T1, {_when(t1)}): "
+                          "give the older dump first")
+
+
+def _when(moment: date | datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z") if isinstance(moment, datetime) else moment.isoformat()
 
 
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,
@@ -79,9 +110,11 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: 
 def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     """The delta of two snapshots, one bucket of subjects at a time (the coarser snapshot's buckets), each
     bucket's rows spilled to a file and merged in T1's order: memory holds one bucket pair, not two snapshots."""
+    info0, info1 = snapshot.SnapshotInfo.load(t0_dir), snapshot.SnapshotInfo.load(t1_dir)
+    check_order(info0.path, _newest(info0), info1.path, _newest(info1))
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("delta"):
-        n = min(snapshot.SnapshotInfo.load(t0_dir).buckets, snapshot.SnapshotInfo.load(t1_dir).buckets)
+        n = min(info0.buckets, info1.buckets)
         parts = workdir / "delta-buckets"
         shutil.rmtree(parts, ignore_errors=True)
         parts.mkdir(parents=True)
@@ -236,6 +269,10 @@ def _sample(anchors: list[Anchor], settings: Settings) -> list[Anchor]:
     def key(a: Anchor) -> bytes:
         return hashlib.blake2b(f"{settings.seed}\x1f{a.s}\x1f{a.p}\x1f{a.o}".encode(), digest_size=8).digest()
     return sorted(sorted(anchors, key=key)[: settings.max_anchors], key=lambda a: (a.s, a.p, a.o))
+
+
+def _newest(info: snapshot.SnapshotInfo) -> datetime | None:
+    return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00")) if info.newest_modified else None
 
 
 def _as_of(info: snapshot.SnapshotInfo) -> datetime:

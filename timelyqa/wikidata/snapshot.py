@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from timelyqa.wikidata.dump import BadLine, DumpReader, LineReject
+from timelyqa.wikidata.dump import BadLine, DumpReader, LineReject, modified_time
 from timelyqa.wikidata.rdf import entity_ntriples
 from timelyqa.wikidata.statements import (BadStatement, StatementReject, english, english_aliases, read_statements,
                                           read_truthy)
@@ -231,7 +231,7 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progre
     triples = _Buckets(folder, buckets)
     entities = _Columns(folder / "entities.parquet", ENTITIES_SCHEMA)
     bad: Counter[str] = Counter()
-    newest: str | None = None
+    newest: datetime | None = None
     nt = (folder / "rdf.nt").open("w", encoding="utf-8") if rdf else None
     reader = DumpReader(dump)
     s_col, p_col, o_col, k_col = (triples.cols[c] for c in ("s", "p", "o", "kind"))
@@ -255,12 +255,13 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progre
                 statements_bad = es.bad
                 n_statements, n_truthy, other_snaks = len(es.statements), len(es.truthy), es.other_snaks
             label, aliases = english(item), english_aliases(item)
-            modified = item.get("modified") if isinstance(item.get("modified"), str) else None
-            newest = max(newest or "", modified or "") or None
+            modified = modified_time(item.get("modified"))  # the reader refused an entity whose is not a time
+            if modified is not None and (newest is None or modified > newest):
+                newest = modified
             entities.cols["id"].append(item["id"])
             entities.cols["label"].append(label)
             entities.cols["aliases"].append(aliases)
-            entities.cols["modified"].append(_timestamp(modified))
+            entities.cols["modified"].append(modified)
             entities.cols["datatype"].append(item.get("datatype"))
             for b in statements_bad:
                 bad[b.reason] += 1
@@ -284,16 +285,9 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progre
     if progress:
         progress(reader.size, reader.size)
     info.bad = {str(reason): n for reason, n in sorted(bad.items())}
-    info.sha256, info.lines, info.newest_modified = reader.sha256, reader.lines, newest
+    info.sha256, info.lines = reader.sha256, reader.lines
+    info.newest_modified = None if newest is None else newest.isoformat().replace("+00:00", "Z")
     info.seconds = round(time.perf_counter() - started, 3)
     (folder / "info.json").write_text(json.dumps(asdict(info), indent=2, sort_keys=True))
     return info
 
-
-def _timestamp(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
-    except ValueError:
-        return None

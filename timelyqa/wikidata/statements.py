@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from timelyqa.reasons import Reason
+from timelyqa.wikidata.ids import is_entity_id, is_property_id
 from timelyqa.wikidata.values import Kind, UnknownDatavalue, ValueReject, canonical
 
 RANKS = ("preferred", "normal", "deprecated")
@@ -25,6 +26,7 @@ class Statement:
 
 class StatementReject(Reason):
     MALFORMED_STATEMENT = "malformed_statement", "a statement is not of the shape Wikidata's JSON dumps give"
+    BAD_PROPERTY_ID = "bad_property_id", "an entity's claims are keyed by something that is not a property id"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +55,9 @@ def read_statements(entity: dict[str, Any]) -> EntityStatements:
     non-deprecated ones (preferred if any, else normal), counting somevalue/novalue snaks when the
     best rank is chosen, as Wikidata's wdt: triples do; only value snaks become triples.
     """
-    subject = entity["id"]
     out = EntityStatements([], [], [], 0)
-    for prop, claims in (entity.get("claims") or {}).items():
-        if not isinstance(claims, list):
-            out.bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
-                                        f"{subject} {prop}: claims not a list"))
-            continue
+    subject, properties = _claims(entity, out.bad)
+    for prop, claims in properties:
         values, best, other = _values(subject, prop, claims, out.bad)
         out.other_snaks += other
         statements = [Statement(subject, prop, kind, form, rank, str(claim.get("id") or f"{subject}${prop}${form}"))
@@ -78,14 +76,10 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
     (_values below) written out once more, because it runs for every statement of a dump: a property's
     normal-rank values go straight into the columns and are taken back out if a preferred one follows.
     """
-    subject = entity["id"]
     statements = other_snaks = 0
     first = len(o)
-    for prop, claims in (entity.get("claims") or {}).items():
-        if not isinstance(claims, list):
-            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
-                                    f"{subject} {prop}: claims not a list"))
-            continue
+    subject, properties = _claims(entity, bad)
+    for prop, claims in properties:
         start = len(o)
         best = "normal"
         for claim in claims:
@@ -125,6 +119,38 @@ def read_truthy(entity: dict[str, Any], s: list[str], p: list[str], o: list[str]
 
 
 _KIND_VALUE = {kind: kind.value for kind in Kind}
+
+
+def _claims(entity: dict[str, Any], bad: list[BadStatement]) -> tuple[str, list[tuple[str, list[Any]]]]:
+    """The subject and its (property, statements) pairs worth reading; an entity that is no entity, a key that is
+    no property id or statements that are no list go to `bad`, so that no such text reaches a triple."""
+    subject, claims = entity.get("id"), entity.get("claims")
+    if not is_entity_id(subject):
+        bad.append(BadStatement(_text(subject), "", StatementReject.MALFORMED_STATEMENT,
+                                f"entity id {_text(subject)!r} is not a Wikidata id"))
+        return "", []
+    if not isinstance(claims, dict):
+        if claims is not None and claims != []:  # Wikibase writes an empty map as []
+            bad.append(BadStatement(subject, "", StatementReject.MALFORMED_STATEMENT,
+                                    f"{subject}: claims not an object"))
+        return subject, []
+    out = []
+    for prop, statements in claims.items():
+        if not is_property_id(prop):
+            bad.append(BadStatement(subject, _text(prop), StatementReject.BAD_PROPERTY_ID,
+                                    f"{subject}: claims key {_text(prop)!r} is not a property id"))
+        elif not isinstance(statements, list):
+            bad.append(BadStatement(subject, prop, StatementReject.MALFORMED_STATEMENT,
+                                    f"{subject} {prop}: claims not a list"))
+        else:
+            out.append((prop, statements))
+    return subject, out
+
+
+def _text(value: object) -> str:
+    """A value for a one-line reason, cut: a hostile key may be megabytes."""
+    text = value if isinstance(value, str) else repr(value)
+    return text[:80]
 _Value = tuple[str, Kind, str, dict[str, Any]]
 
 
@@ -165,10 +191,17 @@ def _values(subject: str, prop: str, claims: list[Any], bad: list[BadStatement])
 
 
 def english(entity: dict[str, Any], field: str = "labels") -> str | None:
-    value = ((entity.get(field) or {}).get("en") or {}).get("value")
+    """The English label (or description): None when absent or not of Wikidata's shape (the reader has said so)."""
+    terms = entity.get(field)
+    term = terms.get("en") if isinstance(terms, dict) else None
+    value = term.get("value") if isinstance(term, dict) else None
     return value if isinstance(value, str) and value.strip() else None
 
 
 def english_aliases(entity: dict[str, Any]) -> list[str]:
-    aliases = (entity.get("aliases") or {}).get("en") or []
+    """The English aliases; none when they are not of Wikidata's shape (the reader has said so)."""
+    terms = entity.get("aliases")
+    aliases = terms.get("en") if isinstance(terms, dict) else None
+    if not isinstance(aliases, list):
+        return []
     return [a["value"] for a in aliases if isinstance(a, dict) and isinstance(a.get("value"), str)]
