@@ -1,0 +1,167 @@
+"""Kills and re-runs: a release killed anywhere leaves the old release or the new one, byte for byte, and the next
+run finishes it; readers trust no file whose sha256 differs from its manifest's; Oxigraph dies with its parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from publish.release import build_release
+from publish.review import Decision, write_decisions
+from tests.runs import write_source
+from tests.test_release import news_rows, wikidata_row, wikidata_rows
+from timelyqa.cli import app
+from timelyqa.record import QARecord, WikidataRecord, to_frame
+
+ROOT = Path(__file__).resolve().parent.parent
+WEEK1, WEEK2 = "2026-05-31T00:00:00+00:00", "2026-06-07T00:00:00+00:00"
+KILLS = 40
+SEED = 13
+
+# The killed runs are `timelyqa release` itself (timelyqa.cli:app with the command's arguments), each in a process
+# of its own forked from a server that imported the libraries once: importing `datasets` takes 3 s, the release
+# itself 1 s, so a fresh interpreter per kill would spend three quarters of every kill before the first byte is
+# written. The server touches no polars before it forks (its thread pool does not survive a fork).
+FORK_SERVER = r"""
+import json, os, sys
+import datasets, polars, publish.release, publish.card, publish.review
+from timelyqa.cli import app
+from timelyqa.sources import sources
+sources()
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    ask = json.loads(line)
+    if "run" in ask:
+        pid = os.fork()
+        if pid == 0:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            try:
+                app(ask["run"])
+            except SystemExit as exc:
+                os._exit(exc.code if isinstance(exc.code, int) else 1)
+            os._exit(0)
+        print(json.dumps({"pid": pid}), flush=True)
+    else:
+        _, status = os.waitpid(ask["wait"], 0)
+        print(json.dumps({"code": os.waitstatus_to_exitcode(status)}), flush=True)
+"""
+
+
+class ForkServer:
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+               "DO_NOT_TRACK": "1"}
+        self.proc = subprocess.Popen([sys.executable, "-c", FORK_SERVER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        assert self._read() == {"ready": True}
+
+    def _read(self) -> dict:
+        assert self.proc.stdout is not None
+        return json.loads(self.proc.stdout.readline())
+
+    def ask(self, **question: object) -> dict:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(question) + "\n")
+        self.proc.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    """Every file of a folder by its path, with its bytes (a symlink: its target)."""
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if path.is_symlink():
+            found[rel] = b"-> " + os.readlink(path).encode()
+        elif path.is_file():
+            found[rel] = path.read_bytes()
+    return found
+
+
+def describe(survivor: dict[str, bytes], old: dict[str, bytes], new: dict[str, bytes]) -> str:
+    def diff(ref: dict[str, bytes]) -> list[str]:
+        return sorted(name for name in set(ref) | set(survivor) if ref.get(name) != survivor.get(name))
+    return f"differs from the old release in {diff(old)[:5]}, from the new one in {diff(new)[:5]}"
+
+
+@pytest.fixture
+def weeks(tmp_path: Path) -> dict[str, Path]:
+    """The old release (week 1, with a review decision, a .git folder, a symlink and a note of the user's beside
+    its data) and week 2's Wikidata run that makes the new one."""
+    week1 = [write_source(tmp_path / "w1" / "wikidata", to_frame(wikidata_rows(), WikidataRecord), "wikidata",
+                          as_of=WEEK1),
+             write_source(tmp_path / "w1" / "bulletin", to_frame(news_rows(), QARecord), "bulletin", as_of=WEEK1)]
+    old = tmp_path / "old"
+    build_release(week1, old)
+    row = pl.read_parquet(old / "wikidata" / "test-00000-of-00001.parquet").row(0, named=True)
+    write_decisions(old, {row["id"]: Decision(row["id"], "wikidata", "accept", row["question"], row["answer"],
+                                              "2026-06-01T00:00:00+00:00")})
+    (old / ".git" / "objects" / "ab").mkdir(parents=True)
+    (old / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (old / ".git" / "objects" / "ab" / "cdef").write_bytes(b"\x78\x01blob")
+    (old / "notes.txt").write_text("kept beside the release\n")
+    (old / "LATEST").symlink_to("manifest.json")
+    run = write_source(tmp_path / "w2" / "wikidata", to_frame([wikidata_row("Q8", 8, date(2026, 6, 3))],
+                                                              WikidataRecord), "wikidata", as_of=WEEK2)
+    return {"old": old, "run": run}
+
+
+@pytest.mark.slow
+def test_a_release_killed_at_random_points_leaves_the_old_or_the_new_and_a_rerun_finishes_it(
+        weeks: dict[str, Path], tmp_path: Path) -> None:
+    server = ForkServer()
+    try:
+        new_ref = tmp_path / "new"
+        shutil.copytree(weeks["old"], new_ref, symlinks=True)
+        started = time.perf_counter()
+        pid = server.ask(run=["release", "--from", str(weeks["run"]), "--out", str(new_ref)])["pid"]
+        assert server.ask(wait=pid) == {"code": 0}
+        runtime = time.perf_counter() - started
+        old, new = contents(weeks["old"]), contents(new_ref)
+        assert old != new and json.loads(new["manifest.json"])["version"] == "v2026.06.07"
+        # What is no data file of the old release is carried into the new one as it was.
+        assert all(new[name] == old[name] for name in (".git/HEAD", ".git/objects/ab/cdef", "notes.txt", "LATEST"))
+        assert any(name.startswith("wikidata/human_verified") for name in new)  # the review decision carried
+        rng = random.Random(SEED)
+        outcomes = {"old": 0, "new": 0, "mid_build": 0}
+        for kill in range(KILLS):
+            place = tmp_path / f"kill{kill}"
+            out = place / "release"
+            shutil.copytree(weeks["old"], out, symlinks=True)
+            pid = server.ask(run=["release", "--from", str(weeks["run"]), "--out", str(out)])["pid"]
+            time.sleep(rng.uniform(0, runtime))
+            os.kill(pid, 9)
+            server.ask(wait=pid)
+            survivor = contents(out)
+            assert survivor in (old, new), f"kill {kill}: {describe(survivor, old, new)}"
+            outcomes["old" if survivor == old else "new"] += 1
+            outcomes["mid_build"] += any(p.name != "release" for p in place.iterdir())
+            rerun = CliRunner().invoke(app, ["release", "--from", str(weeks["run"]), "--out", str(out)])
+            assert rerun.exit_code == 0, rerun.output
+            assert contents(out) == new, f"rerun after kill {kill}: {describe(contents(out), old, new)}"
+            assert [p.name for p in place.iterdir()] == ["release"]  # the killed run's leftovers are gone
+            shutil.rmtree(place)
+    finally:
+        server.close()
+    print(f"\n{KILLS} kills of `timelyqa release` over a release (seed {SEED}, runtime {runtime:.1f} s): "
+          f"{outcomes['old']} left the old release, {outcomes['new']} the new one, {outcomes['mid_build']} fell "
+          "while a new one was being written beside it; every rerun gave the new release")
+    assert outcomes["mid_build"] >= 5  # the kills did fall while files were being written
