@@ -68,7 +68,14 @@ def load_run(folder: Path) -> SourceRun:
     except Exception as exc:  # polars raises several kinds for a file that is not parquet
         raise ConfigError(f"{folder}: questions.parquet is not a parquet file ({exc})") from exc
     _check_schema(folder, schema)
-    digests = {name: sha256_file(folder / name) for name in (QUESTIONS, REJECTED) if (folder / name).is_file()}
+    # Every file the manifest records, and the two every run has: a run killed in a reused folder must not pass
+    # its new files off under the old manifest.
+    names = sorted({*manifest.files, *(name for name in (QUESTIONS, REJECTED) if (folder / name).is_file())})
+    for name in names:
+        if not (folder / name).is_file():
+            raise ConfigError(f"{folder / name}: recorded in its manifest.json but missing: the run did not finish, "
+                              "or the file was removed after it")
+    digests = {name: sha256_file(folder / name) for name in names}
     for name, digest in digests.items():
         if manifest.files.get(name) != digest:
             raise ConfigError(f"{folder / name}: not the file its manifest.json describes (sha256 differs): the run "

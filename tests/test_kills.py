@@ -147,7 +147,7 @@ def test_a_release_killed_at_random_points_leaves_the_old_or_the_new_and_a_rerun
             out = place / "release"
             shutil.copytree(weeks["old"], out, symlinks=True)
             pid = server.ask(run=["release", "--from", str(weeks["run"]), "--out", str(out)])["pid"]
-            time.sleep(rng.uniform(0, runtime))
+            time.sleep(rng.uniform(0, 1.25 * runtime))  # a few after it ends: a whole run is a survivor too
             os.kill(pid, 9)
             server.ask(wait=pid)
             survivor = contents(out)
@@ -165,3 +165,73 @@ def test_a_release_killed_at_random_points_leaves_the_old_or_the_new_and_a_rerun
           f"{outcomes['old']} left the old release, {outcomes['new']} the new one, {outcomes['mid_build']} fell "
           "while a new one was being written beside it; every rerun gave the new release")
     assert outcomes["mid_build"] >= 5  # the kills did fall while files were being written
+
+
+def truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # what a kill mid-write in place left
+
+
+def other_rows(path: Path) -> None:
+    pl.read_parquet(path).head(1).write_parquet(path)  # a whole parquet file, not the one the release made
+
+
+def remove(path: Path) -> None:
+    path.unlink()
+
+
+@pytest.mark.parametrize("breakage", [truncate, other_rows, remove])
+def test_no_changelog_is_made_from_a_release_whose_file_differs_from_its_manifest(
+        weeks: dict[str, Path], breakage: object) -> None:
+    out, broken = weeks["old"], weeks["old"] / "wikidata" / "train-00000-of-00001.parquet"
+    breakage(broken)  # type: ignore[operator]
+    before = contents(out)
+    result = CliRunner().invoke(app, ["release", "--from", str(weeks["run"]), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {broken}: ") and "Traceback" not in result.output
+    assert ("missing" if breakage is remove else "sha256 differs") in lines[0]
+    assert contents(out) == before  # nothing written: no wrong changelog, no half release
+
+
+def test_previous_rows_come_only_from_files_the_manifest_records(weeks: dict[str, Path]) -> None:
+    from timelyqa.errors import ConfigError  # noqa: PLC0415
+    from timelyqa.released import released_rows  # noqa: PLC0415
+
+    assert released_rows(weeks["old"], "wikidata").height == len(wikidata_rows())
+    other_rows(weeks["old"] / "wikidata" / "test-00000-of-00001.parquet")
+    with pytest.raises(ConfigError, match=r"wikidata/test-00000-of-00001.parquet: not the file .*\(sha256 differs\)"):
+        released_rows(weeks["old"], "wikidata")  # `--previous` of a source run
+    run = weeks["run"]
+    pl.read_parquet(run / "questions.parquet").clear().write_parquet(run / "questions.parquet")
+    with pytest.raises(ConfigError, match=r"questions.parquet: not the file its manifest.json describes"):
+        released_rows(run, "wikidata")  # `--previous` may name an earlier run's folder too
+
+
+def test_a_run_killed_in_a_reused_folder_is_never_taken_for_a_finished_one(tmp_path: Path) -> None:
+    from timelyqa.errors import ConfigError  # noqa: PLC0415
+    from timelyqa.released import finish_rechecked, write_rechecked  # noqa: PLC0415
+    from timelyqa.stages import StageWriter  # noqa: PLC0415
+
+    # Week 1 finished in `run`, with what it re-checked recorded in its manifest.
+    run, ids = tmp_path / "run", [r.id for r in wikidata_rows()]
+    writer = StageWriter("wikidata", run, work=tmp_path / "work1")
+    writer.keep_frame(to_frame(wikidata_rows(), WikidataRecord))
+    write_rechecked(run, ids[:4])
+    manifest = writer.finish(as_of=WEEK1, inputs={}, settings={})
+    assert set(manifest.files) == {"questions.parquet", "rejected.parquet", "rechecked.parquet"}
+    build_release([run], tmp_path / "release")  # a finished run is taken
+    # Week 2 in the same folder, killed once it put this week's re-checks beside week 1's questions.
+    write_rechecked(tmp_path / "work2", ids[4:])
+    finish_rechecked(tmp_path / "work2", run)
+    with pytest.raises(ConfigError, match=f"^{run}: no manifest.json"):
+        build_release([run], tmp_path / "release-2")
+    # A re-check file changed under a finished run's manifest is refused too, and so are new questions.
+    writer.finish(as_of=WEEK1, inputs={}, settings={})
+    write_rechecked(run, ids[:2])
+    with pytest.raises(ConfigError, match=r"rechecked.parquet: not the file its manifest.json describes"):
+        build_release([run], tmp_path / "release-2")
+    writer.finish(as_of=WEEK1, inputs={}, settings={})
+    to_frame(wikidata_rows()[:3], WikidataRecord).write_parquet(run / "questions.parquet")
+    with pytest.raises(ConfigError, match=r"questions.parquet: not the file its manifest.json describes"):
+        build_release([run], tmp_path / "release-2")
+    assert not (tmp_path / "release-2").exists()
