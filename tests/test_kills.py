@@ -235,3 +235,45 @@ def test_a_run_killed_in_a_reused_folder_is_never_taken_for_a_finished_one(tmp_p
     with pytest.raises(ConfigError, match=r"questions.parquet: not the file its manifest.json describes"):
         build_release([run], tmp_path / "release-2")
     assert not (tmp_path / "release-2").exists()
+
+
+OXIGRAPH_PARENT = r"""
+import sys, time
+from timelyqa.oxigraph import LocalOxigraph
+server = LocalOxigraph(sys.argv[1], workdir=sys.argv[2]).__enter__()
+print(server.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def running(pid: int) -> bool:
+    """True while `pid` is a live process (a zombie waiting for PID 1 to reap it has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")
+def test_oxigraph_dies_with_a_killed_parent_and_the_next_run_removes_its_store(tmp_path: Path) -> None:
+    from timelyqa.oxigraph import LocalOxigraph  # noqa: PLC0415
+
+    nt, work = tmp_path / "rdf.nt", tmp_path / "work"
+    nt.write_text('<http://www.wikidata.org/entity/Q1> <http://www.w3.org/2000/01/rdf-schema#label> "one"@en .\n')
+    parent = subprocess.Popen([sys.executable, "-c", OXIGRAPH_PARENT, str(nt), str(work)], stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert parent.stdout is not None
+    server = int(parent.stdout.readline())
+    assert running(server) and len(list(work.glob("oxigraph-*"))) == 1
+    parent.kill()  # SIGKILL: no with-block ends, no cleanup runs
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while running(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(server), f"oxigraph {server} outlived its killed parent"
+    (stale,) = work.glob("oxigraph-*")
+    with LocalOxigraph(nt, workdir=work) as again:
+        assert not stale.exists()  # the killed run's store is gone, this run's is there
+        assert [p.name for p in work.glob("oxigraph-*")] == [again._tmp.name if again._tmp else ""]
+    assert list(work.glob("oxigraph-*")) == []
