@@ -129,12 +129,16 @@ def test_a_release_killed_at_random_points_leaves_the_old_or_the_new_and_a_rerun
         weeks: dict[str, Path], tmp_path: Path) -> None:
     server = ForkServer()
     try:
-        new_ref = tmp_path / "new"
-        shutil.copytree(weeks["old"], new_ref, symlinks=True)
-        started = time.perf_counter()
-        pid = server.ask(run=["release", "--from", str(weeks["run"]), "--out", str(new_ref)])["pid"]
-        assert server.ask(wait=pid) == {"code": 0}
-        runtime = time.perf_counter() - started
+        times = []
+        for attempt in range(2):  # the faster of two whole runs: the first may wait for the disk
+            new_ref = tmp_path / f"new{attempt}"
+            shutil.copytree(weeks["old"], new_ref, symlinks=True)
+            started = time.perf_counter()
+            pid = server.ask(run=["release", "--from", str(weeks["run"]), "--out", str(new_ref)])["pid"]
+            assert server.ask(wait=pid) == {"code": 0}
+            times.append(time.perf_counter() - started)
+        runtime = min(times)
+        assert contents(tmp_path / "new0") == contents(new_ref)
         old, new = contents(weeks["old"]), contents(new_ref)
         assert old != new and json.loads(new["manifest.json"])["version"] == "v2026.06.07"
         # What is no data file of the old release is carried into the new one as it was.
@@ -277,3 +281,39 @@ def test_oxigraph_dies_with_a_killed_parent_and_the_next_run_removes_its_store(t
         assert not stale.exists()  # the killed run's store is gone, this run's is there
         assert [p.name for p in work.glob("oxigraph-*")] == [again._tmp.name if again._tmp else ""]
     assert list(work.glob("oxigraph-*")) == []
+
+
+def release_like(folder: Path, text: str) -> Path:
+    (folder / "default").mkdir(parents=True)
+    (folder / "manifest.json").write_text(text)
+    (folder / "default" / "test-00000-of-00001.parquet").write_text(text)
+    return folder
+
+
+@pytest.mark.parametrize(("left", "survivor"), [
+    # (what a kill between the steps of the two-rename swap leaves beside `release`, what the next run finds)
+    ({"release": "old", ".release.building-x1": "half"}, "old"),       # killed while writing the new one
+    ({"release": "old", ".release.ready": "new"}, "old"),              # killed before the old one moved aside
+    ({".release.old": "old", ".release.ready": "new"}, "new"),         # killed between the two renames
+    ({"release": "new", ".release.old": "old"}, "new"),                # killed while removing the old one
+    ({".release.old": "old"}, "old"),                                  # the new one lost: the old one comes back
+])
+def test_the_next_build_finishes_or_undoes_a_killed_swap(tmp_path: Path, left: dict[str, str],
+                                                         survivor: str) -> None:
+    from timelyqa.files import recover_folder  # noqa: PLC0415
+
+    for name, text in left.items():
+        release_like(tmp_path / name, text)
+    recover_folder(tmp_path / "release")
+    assert [p.name for p in tmp_path.iterdir()] == ["release"]
+    assert (tmp_path / "release" / "manifest.json").read_text() == survivor
+
+
+def test_without_an_atomic_exchange_a_release_is_swapped_by_two_renames(weeks: dict[str, Path],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("timelyqa.files._exchange", lambda a, b: False)  # a kernel or filesystem without one
+    out = weeks["old"]
+    old = contents(out)
+    manifest = build_release([weeks["run"]], out)
+    assert manifest["version"] == "v2026.06.07" and sorted(p.name for p in out.parent.iterdir()) == ["old", "w1", "w2"]
+    assert all(contents(out)[name] == old[name] for name in (".git/HEAD", "notes.txt", "LATEST"))
