@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.errors import ConfigError
-from timelyqa.files import sha256_file, write_parquet
+from timelyqa.files import atomic_path, sha256_file, write_parquet
 from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED
 from timelyqa.record import Split
 from timelyqa.stages import LEDGER
@@ -140,7 +140,8 @@ def finish_rechecked(workdir: Path, out: Path) -> None:
     (Path(out) / MANIFEST).unlink(missing_ok=True)
     made = Path(workdir) / RECHECKED
     if made.is_file():
-        shutil.copyfile(made, Path(out) / RECHECKED)
+        with atomic_path(Path(out) / RECHECKED) as partial:
+            shutil.copyfile(made, partial)
     elif Path(workdir).resolve() != Path(out).resolve():
         (Path(out) / RECHECKED).unlink(missing_ok=True)
 
