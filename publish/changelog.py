@@ -13,6 +13,7 @@ import polars as pl
 
 from timelyqa.names import current_name
 from timelyqa.record import Split
+from timelyqa.released import release_file
 
 INDEX_COLUMNS = ["id", "source", "split", "generator"]
 DEFAULT = "default"  # the config of every source's rows with the common columns (publish.card.DEFAULT_CONFIG)
@@ -35,10 +36,11 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
 def read_config(folder: Path, manifest: dict[str, Any], config: str, *, splits: Collection[str] | None = None,
                 columns: list[str] | None = None) -> pl.DataFrame | None:
     """The rows of one config of the release in `folder` (only `splits`, when given), from its own data files;
-    None when the release has no such config or none of its files are there."""
+    None when the release has no such config. Each file must be the one the manifest records (sha256): ConfigError
+    names a file that is missing or differs, so no changelog or rebuild is made from a killed or edited release."""
     listed = manifest.get("configs", {}).get(config, {}).get("splits", {})
-    paths = [Path(folder) / name for split, names in sorted(listed.items()) if splits is None or split in splits
-             for name in names if (Path(folder) / name).is_file()]
+    paths = [release_file(folder, manifest, name) for split, names in sorted(listed.items())
+             if splits is None or split in splits for name in names]
     if not paths:
         return None
     return pl.concat([pl.read_parquet(path, columns=columns) for path in paths], how="vertical")

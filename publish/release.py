@@ -17,7 +17,7 @@ from publish.changelog import (changelog_entry, changes, next_version, previous_
 from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
                             record_decisions, write_decisions)
 from timelyqa.errors import ConfigError
-from timelyqa.files import sha256_file, write_parquet
+from timelyqa.files import link_tree, replaced_folder, sha256_file, write_parquet
 from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
 from timelyqa.released import Retirement, rechecked_ids, released_rows, retirements
 from timelyqa.record import CANARY, RECORD_SCHEMA, Split
@@ -68,7 +68,14 @@ def load_run(folder: Path) -> SourceRun:
     except Exception as exc:  # polars raises several kinds for a file that is not parquet
         raise ConfigError(f"{folder}: questions.parquet is not a parquet file ({exc})") from exc
     _check_schema(folder, schema)
-    digests = {name: sha256_file(folder / name) for name in (QUESTIONS, REJECTED) if (folder / name).is_file()}
+    # Every file the manifest records, and the two every run has: a run killed in a reused folder must not pass
+    # its new files off under the old manifest.
+    names = sorted({*manifest.files, *(name for name in (QUESTIONS, REJECTED) if (folder / name).is_file())})
+    for name in names:
+        if not (folder / name).is_file():
+            raise ConfigError(f"{folder / name}: recorded in its manifest.json but missing: the run did not finish, "
+                              "or the file was removed after it")
+    digests = {name: sha256_file(folder / name) for name in names}
     for name, digest in digests.items():
         if manifest.files.get(name) != digest:
             raise ConfigError(f"{folder / name}: not the file its manifest.json describes (sha256 differs): the run "
@@ -105,17 +112,16 @@ def merge_runs(runs: list[SourceRun]) -> tuple[pl.DataFrame, int]:
     return merged, sum(run.questions.height for run in runs) - merged.height
 
 
-def _clear_previous(out: Path) -> None:
-    """Remove the data files a previous release in `out` listed; leave anything else (.git, CHANGELOG.md)."""
+def _replaced_files(out: Path) -> set[str]:
+    """The data files the release in `out` lists: what a new release replaces. Anything else there (.git, a
+    note) is carried into the new one as it is."""
     try:
         previous = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return
-    root = out.resolve()
-    for name in previous.get("files", {}) if isinstance(previous, dict) else ():
-        path = (out / name).resolve()
-        if path.is_relative_to(root) and path.suffix == ".parquet" and path.is_file():
-            path.unlink()
+        return set()
+    listed = previous.get("files", {}) if isinstance(previous, dict) else {}
+    return {name for name in listed if isinstance(name, str) and name.endswith(".parquet")} if isinstance(
+        listed, dict) else set()
 
 
 def _write_split(df: pl.DataFrame, out: Path, config: str, split: str, files: dict[str, Any]) -> list[str]:
@@ -286,12 +292,28 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
 
     Each config gets its `human_verified` split here, from the accepted decisions that apply to its test rows.
     The changelog continues the one in `history` (the previous release's folder), or the one in `out`.
+    The release is written in a folder beside `out` and swapped in whole (timelyqa.files.replaced_folder), so a
+    killed build leaves the old release byte for byte; the files of `out` that are no data file of its release
+    (.git, a note) are carried into the new one.
     """
+    out = Path(out)
+    with replaced_folder(out) as stage:
+        manifest = _write_release(stage, frames, decisions, prior=prior, version=version, created=created,
+                                  repo_id=repo_id, sources=sources, dates=dates, why=why, refreshed=refreshed,
+                                  unchecked=unchecked, history=history if history is not None else out)
+        if out.is_dir():
+            link_tree(out, stage, skip=_replaced_files(out))
+    return manifest
+
+
+def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisions, *,
+                   prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
+                   repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
+                   why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None,
+                   history: Path) -> dict[str, Any]:
     created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
     frames = {config: pl.concat([df, human_verified(df, decisions)], how="vertical")
               for config, df in frames.items()}
-    out.mkdir(parents=True, exist_ok=True)
-    _clear_previous(out)
     reviews = write_decisions(out, decisions)
     files: dict[str, Any] = {}
     configs: dict[str, Any] = {}

@@ -17,6 +17,8 @@ from timelyqa.reasons import SNAKE
 MANIFEST = "manifest.json"
 QUESTIONS = "questions.parquet"
 REJECTED = "rejected.parquet"
+RECHECKED = "rechecked.parquet"
+"""Beside a run's questions: the ids of released rows the run checked again and found still true (timelyqa.released)."""
 
 
 def code_version() -> str:
@@ -65,7 +67,8 @@ class Manifest(BaseModel):
     usage: dict[str, float] = Field(strict=False)
     timings: dict[str, float] = Field(strict=False)
     files: dict[str, str]
-    """The sha256 of questions.parquet and rejected.parquet as this run wrote them."""
+    """The sha256 of questions.parquet, rejected.parquet (and rechecked.parquet when the run has one) as this run
+    wrote them: a reader trusts no file of the folder whose bytes differ."""
     details: dict[str, Any] = Field(default_factory=dict)
     """What only this source has to say (a window, a parser version)."""
 

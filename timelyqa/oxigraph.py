@@ -1,9 +1,12 @@
-"""A local, read-only Oxigraph SPARQL server over one N-Triples file, for the lifetime of a with-block."""
+"""A local, read-only Oxigraph SPARQL server over one N-Triples file, for the lifetime of a with-block (and never
+longer: the server dies with the process that started it, and a killed run's store is removed by the next)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -12,12 +15,26 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
 from timelyqa.errors import ConfigError
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: no lock, so no store there is ever taken for a killed run's
+    fcntl = None  # type: ignore[assignment]
+
 NT_FORMAT = "application/n-triples"  # explicit, so any file name works; a `.gz` suffix still means gzip
+STORE_PREFIX = "oxigraph-"
+LOCK = "in-use.lock"
+"""In each store's folder, locked by the process that made it for as long as it lives: the kernel drops the lock
+when that process dies, however it dies, so an unlocked store is a killed run's."""
+UNLOCKED_GRACE_S = 60.0
+"""A store folder in a work folder without its lock file yet (made a moment ago, or by a run killed between
+making it and locking it) is left alone this long."""
+_PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def find_oxigraph() -> str:
@@ -57,6 +74,7 @@ class LocalOxigraph:
         self.port: int | None = None
         self.process: subprocess.Popen[bytes] | None = None
         self._tmp: Path | None = None
+        self._lock: int | None = None
 
     @property
     def query_url(self) -> str:
@@ -74,8 +92,10 @@ class LocalOxigraph:
             raise ConfigError(f"N-Triples file {self.nt_file} does not exist")
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
-        self._tmp = Path(tempfile.mkdtemp(prefix="oxigraph-", dir=self.workdir))
+        remove_stale_stores(Path(self.workdir or tempfile.gettempdir()), own=self.workdir is not None)
+        self._tmp = Path(tempfile.mkdtemp(prefix=STORE_PREFIX, dir=self.workdir))
         try:
+            self._lock = _hold_lock(self._tmp / LOCK)
             self._load(binary, self._tmp / "store")
             self._serve(binary, self._tmp / "store")
         except BaseException:
@@ -103,10 +123,13 @@ class LocalOxigraph:
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _load(self, binary: str, store: Path) -> None:
         cmd = [binary, "load", "--location", str(store), "--format", NT_FORMAT, "--file", str(self.nt_file)]
-        proc = subprocess.run(cmd, capture_output=True, env=_quiet_env(), check=False)
+        proc = subprocess.run(cmd, capture_output=True, env=_quiet_env(), check=False, **_child_options())
         if proc.returncode != 0:
             raise ConfigError(f"oxigraph could not load {self.nt_file}: {_error_line(proc.stderr)}")
 
@@ -119,7 +142,8 @@ class LocalOxigraph:
                 cmd += ["--timeout-s", str(self.query_timeout_s)]
             log = store.parent / "serve.log"
             with open(log, "wb") as err:  # a file, not a pipe: a chatty server never blocks on a full pipe
-                self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=_quiet_env())
+                self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=_quiet_env(),
+                                                **_child_options())
             if self._wait_ready(log):
                 return
             self.process = None
@@ -147,6 +171,75 @@ class LocalOxigraph:
         tail = _tail(log.read_bytes())
         self.close()
         raise ConfigError(f"oxigraph server for {self.nt_file} did not answer within {self.start_timeout}s: {tail}")
+
+
+def remove_stale_stores(folder: Path, *, own: bool = True) -> list[Path]:
+    """Remove the stores killed runs left in `folder` (those whose lock no live process holds); return them. In a
+    folder of our own (`own`, a run's work folder) a store with no lock file that is older than UNLOCKED_GRACE_S goes
+    too; in a shared one (the system's temporary folder) only stores that carry our lock file are touched."""
+    removed = []
+    for store in sorted(folder.glob(f"{STORE_PREFIX}*")) if folder.is_dir() else ():
+        if not store.is_dir() or store.is_symlink():
+            continue
+        lock = store / LOCK
+        if lock.is_file():
+            stale = _unlocked(lock)
+        else:
+            stale = own and time.time() - store.stat().st_mtime > UNLOCKED_GRACE_S
+        if stale:
+            shutil.rmtree(store, ignore_errors=True)
+            removed.append(store)
+    return removed
+
+
+def _hold_lock(path: Path) -> int | None:
+    if fcntl is None:
+        return None
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+
+def _unlocked(path: Path) -> bool:
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # a live run holds it
+    finally:
+        os.close(fd)
+    return True
+
+
+def _child_options() -> dict[str, object]:
+    """How Oxigraph is started: in a session (and so a process group) of its own, so a terminal's Ctrl-C reaches
+    only us and we stop it in order; and, on Linux, asked to be killed when its parent dies (PR_SET_PDEATHSIG),
+    so a run killed with SIGKILL never leaves a server under PID 1. Where there is no prctl, only the session."""
+    dies_with_parent = _parent_death_signal()
+    return {"start_new_session": True, **({"preexec_fn": dies_with_parent} if dies_with_parent else {})}
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def preexec() -> None:
+        # Runs in the child between fork and exec. The signal comes when the thread that started the child ends:
+        # LocalOxigraph is a with-block, so that thread outlives the server.
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl took effect: no signal will come
+            os._exit(1)
+    return preexec
 
 
 def _quiet_env() -> dict[str, str]:

@@ -5,19 +5,19 @@ from __future__ import annotations
 import json
 import shutil
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import polars as pl
 
 from timelyqa.errors import ConfigError
-from timelyqa.files import sha256_file, write_parquet
-from timelyqa.manifest import QUESTIONS, REJECTED
+from timelyqa.files import atomic_path, sha256_file, write_parquet
+from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED
 from timelyqa.record import Split
 from timelyqa.stages import LEDGER
 
-RECHECKED = "rechecked.parquet"
-"""Beside a run's questions: the ids of released rows the run checked again and found still true (column `id`).
-The ones it found no longer true are its rejects of stage `refresh` (rejected.parquet), which retire them."""
+# RECHECKED (from timelyqa.manifest) holds column `id`; the ids a run found no longer true are its rejects of
+# stage `refresh`, which retire them.
 REFRESH = "refresh"
 """The stage of a source's rejects that retire a released row (the item's JSON holds the row's `id`)."""
 _COPIES = (Split.HUMAN_VERIFIED.value,)  # copies of test rows a reviewer accepted, not rows of their own
@@ -41,24 +41,67 @@ def release_manifest(release: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) and "version" in manifest and "configs" in manifest else None
 
 
+def release_file(release: Path, manifest: dict, name: str) -> Path:
+    """The file `name` of the release in `release`, once its bytes are those its manifest.json records: a file a
+    killed or hand-edited release left would otherwise pass for the release's own. ConfigError names the file."""
+    path = Path(release) / name
+    listed = manifest.get("files")
+    meta = listed.get(name) if isinstance(listed, dict) else None
+    recorded = meta.get("sha256") if isinstance(meta, dict) else None
+    if not path.is_file():
+        raise ConfigError(f"{path}: listed in {Path(release) / 'manifest.json'} but missing: the release is "
+                          "incomplete; restore it or build it again")
+    if recorded is None or _sha256(path) != recorded:
+        raise ConfigError(f"{path}: not the file {Path(release) / 'manifest.json'} records (sha256 differs): the "
+                          "release is incomplete or was changed after it was built; restore it or build it again")
+    return path
+
+
+def run_questions(folder: Path) -> Path:
+    """questions.parquet of a source output folder, once its manifest records its bytes: a run killed in a reused
+    folder leaves new questions beside the old manifest, or none. ConfigError names the file."""
+    path = Path(folder) / QUESTIONS
+    try:
+        recorded = json.loads((Path(folder) / MANIFEST).read_text(encoding="utf-8")).get("files", {}).get(QUESTIONS)
+    except (OSError, ValueError, AttributeError):
+        recorded = None
+    if recorded is None:
+        raise ConfigError(f"{Path(folder) / MANIFEST}: missing or records no {QUESTIONS}: the run did not finish")
+    if _sha256(path) != recorded:
+        raise ConfigError(f"{path}: not the file its manifest.json describes (sha256 differs): the run did not "
+                          "finish, or the file was changed after it")
+    return path
+
+
 def released_rows(release: Path, source: str) -> pl.DataFrame:
     """The rows of `source` in a release folder (its source config, every split but the reviewers' copies), as
-    stored; or the questions of a source output folder of that source. An empty frame when it has none."""
+    stored; or the questions of a source output folder of that source. An empty frame when it has none. Each file
+    is checked against the sha256 its manifest records."""
     release = Path(release)
     if (release / QUESTIONS).is_file():  # a source output folder (a run), not a release
-        rows = pl.read_parquet(release / QUESTIONS)
+        rows = pl.read_parquet(run_questions(release))
         return rows.filter(pl.col("source") == source) if "source" in rows.columns else rows.clear()
     manifest = release_manifest(release)
     if manifest is None:
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release) nor a source output folder")
     listed = manifest["configs"].get(source, {}).get("splits", {})
-    files = [release / name for split, names in sorted(listed.items()) if split not in _COPIES for name in names]
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise ConfigError(f"{release}: the release lists {missing[0]} but it is not there")
+    files = [release_file(release, manifest, name) for split, names in sorted(listed.items()) if split not in _COPIES
+             for name in names]
     if not files:
         return pl.DataFrame()
     return pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed").sort("id")
+
+
+@lru_cache(maxsize=1024)
+def _sha256_of(path: str, size: int, mtime_ns: int, inode: int) -> str:
+    return sha256_file(Path(path))
+
+
+def _sha256(path: Path) -> str:
+    # A release's files are read several times in one build (the index, then the rows): hashed once, as long as
+    # the file stays the same file (size, time and inode).
+    stat = path.stat()
+    return _sha256_of(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
 def write_rechecked(folder: Path, ids: list[str]) -> str:
@@ -91,10 +134,14 @@ def retirements(folder: Path) -> dict[str, Retirement]:
 
 
 def finish_rechecked(workdir: Path, out: Path) -> None:
-    """Put a run's rechecked.parquet beside its questions; remove a stale one when nothing was re-checked."""
+    """Put a run's rechecked.parquet beside its questions; remove a stale one when nothing was re-checked. The
+    folder's manifest goes first: until the stage writer writes the new one, the folder is visibly unfinished, so
+    a run killed here never leaves this week's re-checks beside last week's questions for a release to take."""
+    (Path(out) / MANIFEST).unlink(missing_ok=True)
     made = Path(workdir) / RECHECKED
     if made.is_file():
-        shutil.copyfile(made, Path(out) / RECHECKED)
+        with atomic_path(Path(out) / RECHECKED) as partial:
+            shutil.copyfile(made, partial)
     elif Path(workdir).resolve() != Path(out).resolve():
         (Path(out) / RECHECKED).unlink(missing_ok=True)
 

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from timelyqa.files import sha256_file, write_parquet, write_text
-from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Input, Manifest, code_version
+from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED, Input, Manifest, code_version
 from timelyqa.reasons import Reason
 from timelyqa.record import REJECTED_SCHEMA, QARecord
 from timelyqa.sources import QUESTIONS as QUESTIONS_LINE
@@ -160,7 +160,9 @@ class StageWriter:
             rejects={str(r): by_reason[str(r)] for r in self.spec.reasons if by_reason[str(r)]},
             generators=sorted(set(questions.get_column("generator").to_list())), settings=dict(settings),
             usage=dict(self.usage), timings=self.timings,
-            files={name: sha256_file(self.out / name) for name in (QUESTIONS, REJECTED)}, details=dict(details or {}))
+            files={name: sha256_file(self.out / name) for name in (QUESTIONS, REJECTED, RECHECKED)
+                   if name != RECHECKED or (self.out / name).is_file()},
+            details=dict(details or {}))
         manifest.write(self.out)
         return manifest
 
