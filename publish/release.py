@@ -16,6 +16,7 @@ from publish.changelog import (changelog_entry, changes, next_version, previous_
                                write_changelog)
 from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
                             record_decisions, write_decisions)
+from timelyqa.checks import release_version
 from timelyqa.errors import ConfigError
 from timelyqa.files import link_tree, replaced_folder, sha256_file, write_parquet
 from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
@@ -189,6 +190,8 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     """
     if not sources:
         raise ConfigError("release: no source folders given")
+    if version is not None:
+        release_version(version)  # a version names a folder's release and a Hub tag: never a path
     out = Path(out)
     runs = sorted((load_run(Path(folder)) for folder in sources), key=lambda r: (r.source, r.as_of, r.questions_sha256))
     by_source: dict[str, list[SourceRun]] = {}
@@ -358,8 +361,10 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
     return manifest
 
 
-def apply_reviews(release: Path, *, created: datetime | None = None) -> dict[str, Any]:
-    """Rebuild the release in `release` from its own data files with the decisions its `reviews/` holds now.
+def apply_reviews(release: Path, *, decisions: Decisions | None = None, created: datetime | None = None
+                  ) -> dict[str, Any]:
+    """Rebuild the release in `release` from its own data files with `decisions` (default: what its `reviews/`
+    holds now).
 
     Every split but `human_verified` is read back as it is (nothing is re-split), `human_verified` is made anew;
     the version moves on (a new dated version, the release before it as `previous_version`) only when a file
@@ -377,15 +382,16 @@ def apply_reviews(release: Path, *, created: datetime | None = None) -> dict[str
         raise ConfigError(f"{release}: the data files of config {DEFAULT_CONFIG!r} are missing")
     frames = {config: frame.sort(["id", "source"] if config == DEFAULT_CONFIG else "id")
               for config, frame in frames.items()}
-    return write_release(release, frames, read_decisions(release), prior=prior, version=None, created=created,
+    decisions = read_decisions(release) if decisions is None else decisions
+    return write_release(release, frames, decisions, prior=prior, version=None, created=created,
                          repo_id=manifest.get("repo_id"), sources=manifest["sources"], dates=manifest["split_dates"],
                          why={}, refreshed=[])
 
 
 def import_review(file: Path, release: Path, *, now: datetime | None = None) -> tuple[ImportResult, dict[str, Any]]:
     """`timelyqa review import`: take a reviewed file's decisions into the release, then rebuild its splits."""
-    result = record_decisions(file, release, now=now)
-    return result, apply_reviews(release, created=now)
+    result, decisions = record_decisions(file, release, now=now)
+    return result, apply_reviews(release, decisions=decisions, created=now)
 
 
 def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] | None:

@@ -253,10 +253,11 @@ def _check(item: Any, rows: dict[str, dict[str, Any]]) -> tuple[ReviewReject, st
     return None
 
 
-def record_decisions(file: Path, release: Path, *, now: datetime | None = None) -> ImportResult:
-    """Take the accept/reject lines of a reviewed file into the release's `reviews/`; refuse each other line with
-    one reason naming it (kept in `FILE.refused.jsonl`), taking the rest. Later decisions on an id replace earlier
-    ones. The release's splits are not rebuilt here: publish.release.import_review does both."""
+def record_decisions(file: Path, release: Path, *, now: datetime | None = None) -> tuple[ImportResult, Decisions]:
+    """The release's decisions with the accept/reject lines of a reviewed file taken in; each other line is refused
+    with one reason naming it (kept in `FILE.refused.jsonl`). Later decisions on an id replace earlier ones.
+    Nothing of the release is written here: publish.release.import_review builds the release with these decisions
+    beside the old one and swaps it in, so a killed import leaves the old release and its `reviews/` as they were."""
     manifest = _manifest(release)
     try:
         lines = Path(file).read_text(encoding="utf-8").splitlines()
@@ -292,8 +293,7 @@ def record_decisions(file: Path, release: Path, *, now: datetime | None = None) 
     # The same verdict on the same pair again is no new decision: it keeps its time, so the release keeps its bytes.
     fresh = {i: d for i, d in taken.items() if i not in kept or (kept[i].decision, kept[i].question,
                                                                   kept[i].answer) != (d.decision, d.question, d.answer)}
-    if fresh:
-        write_decisions(release, merge_decisions(kept, fresh))
+    decisions = merge_decisions(kept, fresh) if fresh else kept
     aside = Path(file).with_name(Path(file).name.removesuffix(".jsonl") + ".refused.jsonl")
     if refused:
         write_text(aside, "".join(json.dumps({"line": r.line, "reason": str(r.reason), "detail": r.detail,
@@ -301,4 +301,4 @@ def record_decisions(file: Path, release: Path, *, now: datetime | None = None) 
     else:
         aside.unlink(missing_ok=True)
     return ImportResult(Path(file), dict(Counter(d.decision for d in taken.values())), tuple(refused),
-                        aside if refused else None)
+                        aside if refused else None), decisions

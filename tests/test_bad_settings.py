@@ -242,8 +242,10 @@ def test_the_release_flow_refuses_the_same_parameters_before_its_task(tmp_path: 
 
 
 def test_library_calls_a_flow_makes_refuse_the_same_values(tmp_path: Path, made: tuple[Path, Path]) -> None:
-    """What flows hand the core directly (a SPARQL endpoint, the Hub endpoint) is refused there too."""
+    """What flows hand the core directly (a SPARQL endpoint, the Hub endpoint, a release version) is refused there
+    too."""
     from publish.hub import publish_release
+    from publish.release import build_release
     from timelyqa.errors import ConfigError
     from timelyqa.sparql import SparqlEndpoint
 
@@ -251,6 +253,8 @@ def test_library_calls_a_flow_makes_refuse_the_same_values(tmp_path: Path, made:
         SparqlEndpoint("file:///etc/passwd")
     with pytest.raises(ConfigError, match=r"^endpoint 'http://10\.1\.2\.3:8080': a Hub token goes only over https"):
         publish_release(made[1], "org/name", token="hf_secret_token_1234", endpoint="http://10.1.2.3:8080")
+    with pytest.raises(ConfigError, match=r"^--version '\.\./\.\./etc x'"):
+        build_release([made[0]], tmp_path / "release", version="../../etc x")
     assert list(tmp_path.iterdir()) == []
 
 

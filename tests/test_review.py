@@ -292,3 +292,18 @@ def test_the_review_commands_round_trip(release: Path, articles: Path, tmp_path:
     assert "human_verified rows default 1, toy 1" in imported.stdout
     missing = timelyqa("review", "import", out, "--release", tmp_path / "nowhere")
     assert missing.returncode == 2 and "nowhere: not a release folder" in missing.stderr
+
+
+def test_an_import_that_dies_before_its_swap_leaves_the_release_and_its_decisions_as_they_were(
+        release: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The decisions are written into the release built beside the old one, never into the old one first: an import
+    # killed while it builds leaves a release whose reviews/ still matches its manifest and splits.
+    before = {p.relative_to(release): p.read_bytes() for p in sorted(release.rglob("*")) if p.is_file()}
+
+    def killed(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("publish.release.write_release", killed)
+    with pytest.raises(KeyboardInterrupt):
+        import_review(reviewed_file(tmp_path), release, now=REVIEWED)
+    assert {p.relative_to(release): p.read_bytes() for p in sorted(release.rglob("*")) if p.is_file()} == before
