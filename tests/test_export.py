@@ -12,6 +12,7 @@ from typing import Any
 import datasets
 import huggingface_hub.constants
 import pandas as pd
+import polars as pl
 import pytest
 
 from publish.release import build_release
@@ -194,3 +195,13 @@ def test_the_cards_training_snippet_runs_on_an_export(release: Path, tmp_path: P
     assert sum(1 for m in stated if m) == 2
     for m in filter(None, stated):
         assert eval(m[1], namespace) == ast.literal_eval(m[2]), m[0]  # noqa: S307 - the card's own example
+
+
+def test_a_shard_changed_after_the_release_was_built_is_refused_naming_it(release: Path, tmp_path: Path) -> None:
+    # A release a killed build or a hand edit left must not become a training file: each shard's bytes are checked
+    # against the sha256 its manifest records.
+    shard = next((release / "default").glob("train-*-of-*.parquet"))
+    pl.read_parquet(shard).head(1).write_parquet(shard)
+    with pytest.raises(ConfigError, match=f"^{shard}: not the file {release / 'manifest.json'} records"):
+        export_verl(release, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -12,7 +13,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from timelyqa.errors import ConfigError
+from timelyqa.manifest import MANIFEST
 from timelyqa.record import CANARY
+from timelyqa.released import release_file
 
 PROMPT_VERSION = "timelyqa_answer_tag_v1"
 """Versioned name of the prompt below: a change of wording gets a new name, and rows record it."""
@@ -71,23 +74,30 @@ def prompt_messages(question: str, as_of: datetime | None) -> list[dict[str, str
 
 
 def read_split(release: Path, config: str = "default", split: str = "train") -> pl.DataFrame:
-    """The rows of one split of one config of a release folder, shards in order."""
+    """The rows of one split of one config of a release folder, shards in order, each file checked against the
+    sha256 the release's manifest records (a killed or hand-edited release is refused, naming the file)."""
     release = Path(release)
     if not release.is_dir():
         raise ConfigError(f"{release}: no such release folder")
-    folder = release / config
-    if not folder.is_dir():
-        configs = sorted(p.name for p in release.iterdir() if p.is_dir() and not p.name.startswith("."))
+    try:
+        manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
+        listed = {name: meta for name, meta in manifest["files"].items() if isinstance(meta, dict)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise ConfigError(f"{release}: not a release folder (no manifest.json of a release listing its files)") from None
+    in_config = {name: meta for name, meta in listed.items() if meta.get("config") == config}
+    if not in_config:
+        configs = sorted({str(meta.get("config")) for meta in listed.values()})
         raise ConfigError(f"{release}: no config {config!r} in this release (configs: {', '.join(configs) or 'none'})")
-    shards = sorted(folder.glob(f"{split}-*-of-*.parquet"))
+    shards = sorted(name for name, meta in in_config.items() if meta.get("split") == split)
     if not shards:
-        splits = sorted({p.name.split("-", 1)[0] for p in folder.glob("*-*-of-*.parquet")})
+        splits = sorted({str(meta.get("split")) for meta in in_config.values()})
         raise ConfigError(f"{release}: config {config!r} has no {split!r} split "
                           f"(splits: {', '.join(splits) or 'none'})")
+    shards = [release_file(release, manifest, name) for name in shards]
     frame = pl.read_parquet(shards)
     missing = [name for name in _NEEDED if name not in frame.columns]
     if missing:
-        raise ConfigError(f"{folder}: {split} parquet lacks columns {', '.join(missing)}")
+        raise ConfigError(f"{release / config}: {split} parquet lacks columns {', '.join(missing)}")
     return frame
 
 
