@@ -37,8 +37,8 @@ class ReadReject(Reason):
     """What a page's history could not give, from a dump or the API."""
 
     MALFORMED_XML = "malformed_xml", "the export cannot be read from here on (cut short or not XML); the rest is lost"
-    MALFORMED_PAGE = "malformed_page", ("a page's <title>, <ns> or <id> is missing or not valid, or it holds an element "
-                                        "an export's page does not; that page alone is dropped")
+    MALFORMED_PAGE = "malformed_page", ("a page's <title>, <ns> or <id> is missing or not valid, or it holds an "
+                                        "element an export's page does not; that page alone is dropped")
     DUPLICATE_PAGE = "duplicate_page", "the export gives a page id a second time; the later page is dropped"
     MALFORMED_REVISION = "malformed_revision", "a revision cannot be read; its page is dropped whole"
     REVISION_TOO_LARGE = "revision_too_large", ("a revision's text is longer than any wiki saves (8 Mi characters); "
@@ -202,7 +202,8 @@ class DumpReader:
             self.counts["revisions_read"] += 1
             rev, reason, why = _revision(event, self._max_text)
             raw_id = str(event.fields.get("id")).strip()
-            item = {"page": page.title, "page_id": page.id, "revision": int(raw_id) if _ID.fullmatch(raw_id) else raw_id}
+            item = {"page": page.title, "page_id": page.id,
+                    "revision": int(raw_id) if _ID.fullmatch(raw_id) else raw_id}
             if reason is ReadReject.MALFORMED_REVISION:
                 page.complete = False
                 self._reject(reason, f"{where}, {last}: {why} (line {event.line}); the page is dropped",
