@@ -188,7 +188,7 @@ class DumpReader:
         return Page(id=page_id, title=str(title), namespace=int(str(ns)), revisions=iter(()))
 
     def _revisions(self, page: Page) -> Iterator[Revision]:
-        where = f"page {page.title!r} (id {page.id})"
+        where = f"page {_short(page.title)} (id {page.id})"
         last = "before its first revision"
         while self._page is page and self._page_open:
             event = self._next()
@@ -229,7 +229,7 @@ class DumpReader:
         page = self._page
         if end.problem and page is not None:
             page.complete = False
-            self._reject(ReadReject.MALFORMED_PAGE, f"page {page.title!r} (id {page.id}): {end.problem}; "
+            self._reject(ReadReject.MALFORMED_PAGE, f"page {_short(page.title)} (id {page.id}): {end.problem}; "
                          "the page is dropped", {"page": page.title, "page_id": page.id})
         if not self._last.startswith("after "):
             self._last = f"after {self._last}"
@@ -246,8 +246,8 @@ class DumpReader:
             page = self._page
             if page is not None:
                 page.complete = False
-                self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} in page {page.title!r} (id {page.id}); the "
-                             "page and the rest are lost", {"page": page.title, "page_id": page.id})
+                self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} in page {_short(page.title)} (id {page.id}); "
+                             "the page and the rest are lost", {"page": page.title, "page_id": page.id})
             else:
                 self._reject(ReadReject.MALFORMED_XML, f"{_line(exc)} ({self._last}); the rest is lost",
                              {"after_page": self._last_title} if self._last_title else {})
