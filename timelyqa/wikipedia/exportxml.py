@@ -106,6 +106,7 @@ class ExportEvents:
         self._end_problem: str | None = None
         self._rev: RawRevision | None = None
         self._fed = 0
+        self._done = False
         self._paged = False
         self._seen = 0
 
@@ -119,24 +120,30 @@ class ExportEvents:
         return self._parser.CurrentLineNumber
 
     def __iter__(self) -> Iterator[Event]:
-        done = False
         while True:
-            while self._events:
+            broken = self._feed()
+            while self._events:  # what was read before a break is still given
                 yield self._events.popleft()
-            if done:
+            if broken is not None:
+                raise broken
+            if self._done:
                 return
-            try:
-                chunk = self._read(CHUNK)
-                self._fed += len(chunk)
-                self._parser.Parse(chunk, not chunk)
-            except _BROKEN as exc:
-                raise Broken(f"{type(exc).__name__}: {exc} (line {self.line})") from None
-            if not chunk:
-                if self._path:
-                    raise Broken(f"the export ends inside <{self._path[-1]}> (line {self.line})")
-                done = True
-            elif self._fed - self._seen > MAX_TOKEN_BYTES:
-                raise Broken(f"no element or text ends within {MAX_TOKEN_BYTES // 2**20} MiB after line {self.line}")
+
+    def _feed(self) -> Broken | None:
+        """Parse the next chunk (the end, once the file is out), and say why the read cannot go on, if it cannot."""
+        try:
+            chunk = self._read(CHUNK)
+            self._fed += len(chunk)
+            self._parser.Parse(chunk, not chunk)
+        except _BROKEN as exc:
+            return Broken(f"{type(exc).__name__}: {exc} (line {self.line})")
+        if not chunk:
+            self._done = True
+            if self._path:
+                return Broken(f"the export ends inside <{self._path[-1]}> (line {self.line})")
+        elif self._fed - self._seen > MAX_TOKEN_BYTES:
+            return Broken(f"no element or text ends within {MAX_TOKEN_BYTES // 2**20} MiB after line {self.line}")
+        return None
 
     def _progress(self, *_: object) -> None:
         self._seen = self._parser.CurrentByteIndex
@@ -208,7 +215,7 @@ class ExportEvents:
 
     def _note_page_problem(self, tag: str, head: PageHead) -> None:
         if tag in _PAGE_HEAD or tag == "redirect":
-            why = f"a second <{tag}>" if tag in head.fields or not self._head_sent else f"<{tag}> after the revisions"
+            why = f"<{tag}> after the revisions" if self._head_sent else f"a second <{tag}>"
         else:
             why = f"a <{tag}> element, which a page does not hold"
         if self._head_sent:
