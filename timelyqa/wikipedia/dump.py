@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import zlib
 from collections import Counter
@@ -29,8 +30,8 @@ _TIMESTAMP = re.compile(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)Z")
 _BAD_TITLE = re.compile(r"[\x00-\x1f\x7f#<>\[\]{}|\ufffd]")
 """Characters MediaWiki never allows in a title ($wgLegalTitleChars): one there means the page is not a wiki's."""
 _URL_BAD = re.compile(r"[\x00-\x20\x7f<>\"\\^`{|}]")
-SITE_HEAD_BYTES = 64 * 2**20
-"""check_dump reads this far for the <siteinfo> (a few kB in a real export) and leaves the rest to the read."""
+SITE_HEAD_BYTES = 2**20
+"""check_dump looks this far for the <siteinfo> (some 10 kB in Wikipedia's exports) and leaves the rest to the read."""
 
 
 class ReadReject(Reason):
@@ -84,16 +85,30 @@ def check_dump(path: Path) -> None:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     if b"<mediawiki" not in head:
         raise ConfigError(f"{path}: not a MediaWiki XML export (no <mediawiki> element at the start)")
+    try:
+        for event in ExportEvents(io.BytesIO(_head(path, SITE_HEAD_BYTES))):
+            if isinstance(event, SiteInfo):
+                wiki_url(path, event.base)
+            if not isinstance(event, PageEnd):
+                return  # the <siteinfo>, or a first page with none before it
+    except Broken:
+        return  # cut within the head: the read says where, as bad input, and keeps what comes before
+
+
+def _head(path: Path, size: int) -> bytes:
+    """Up to `size` bytes of the export, fewer when it breaks before (the read then says where, as bad input)."""
+    pieces, got = [], 0
     with open_compressed(path) as f:
-        events = ExportEvents(f)
-        try:
-            for event in events:
-                if isinstance(event, SiteInfo):
-                    wiki_url(path, event.base)
-                if not isinstance(event, SiteInfo | PageEnd) or events.fed > SITE_HEAD_BYTES:
-                    return
-        except Broken:
-            return  # the read says where, as bad input: what comes before the break is still read
+        while got < size:
+            try:
+                piece = f.read1(size - got)  # type: ignore[attr-defined]
+            except _OPEN_ERRORS:
+                break
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
+    return b"".join(pieces)
 
 
 def wiki_url(path: Path, base: str | None) -> str:
