@@ -153,7 +153,8 @@ class DumpReader:
         self._last_title: str | None = None
         self._page: Page | None = None  # the page read now, when it was given out
         self._page_open = False
-        self._seen: set[int] = set()  # ids of the pages given out: a few hundred thousand in a history dump part
+        # ids of the valid pages of the wanted namespaces so far: a few hundred thousand in a history dump's part
+        self._seen: set[int] = set()
 
     def __iter__(self) -> Iterator[Page]:
         with open_compressed(self.path) as f:
@@ -200,7 +201,7 @@ class DumpReader:
         if head.redirect:
             self.counts["pages_redirect"] += 1
             return None
-        return Page(id=page_id, title=str(title), namespace=int(str(ns)), revisions=iter(()))
+        return Page(id=page_id, title=str(title), namespace=int(str(raw_ns).strip()), revisions=iter(()))
 
     def _revisions(self, page: Page) -> Iterator[Revision]:
         where = f"page {_short(page.title)} (id {page.id})"
