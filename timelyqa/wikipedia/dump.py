@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import re
 import zlib
 from collections import Counter
@@ -85,30 +84,34 @@ def check_dump(path: Path) -> None:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     if b"<mediawiki" not in head:
         raise ConfigError(f"{path}: not a MediaWiki XML export (no <mediawiki> element at the start)")
-    try:
-        for event in ExportEvents(io.BytesIO(_head(path, SITE_HEAD_BYTES))):
-            if isinstance(event, SiteInfo):
-                wiki_url(path, event.base)
-            if not isinstance(event, PageEnd):
-                return  # the <siteinfo>, or a first page with none before it
-    except Broken:
-        return  # cut within the head: the read says where, as bad input, and keeps what comes before
-
-
-def _head(path: Path, size: int) -> bytes:
-    """Up to `size` bytes of the export, fewer when it breaks before (the read then says where, as bad input)."""
-    pieces, got = [], 0
     with open_compressed(path) as f:
-        while got < size:
-            try:
-                piece = f.read1(size - got)  # type: ignore[attr-defined]
-            except _OPEN_ERRORS:
-                break
-            if not piece:
-                break
-            pieces.append(piece)
-            got += len(piece)
-    return b"".join(pieces)
+        try:
+            for event in ExportEvents(_Head(f, SITE_HEAD_BYTES)):  # type: ignore[arg-type]
+                if isinstance(event, SiteInfo):
+                    wiki_url(path, event.base)
+                if not isinstance(event, PageEnd):
+                    return  # the <siteinfo>, or a first page with none before it
+        except Broken:
+            return  # cut within the head: the read says where, as bad input, and keeps what comes before
+
+
+class _Head:
+    """The first `size` bytes of a file, read as ExportEvents reads them; a file that breaks before ends there."""
+
+    def __init__(self, f: Any, size: int) -> None:
+        self._f, self._left = f, size
+
+    def read1(self, n: int) -> bytes:
+        if self._left <= 0:
+            return b""
+        try:
+            piece: bytes = self._f.read1(min(n, self._left))
+        except _OPEN_ERRORS:
+            return b""  # the read says where, as bad input
+        self._left -= len(piece)
+        return piece
+
+    read = read1
 
 
 def wiki_url(path: Path, base: str | None) -> str:
