@@ -19,7 +19,14 @@ _BOXES = frozenset({"taxobox", "automatic taxobox", "speciesbox", "subspeciesbox
 _CATEGORY = re.compile(r"\[\[\s*category\s*:\s*([^\]|\n]+)", re.IGNORECASE)
 _OPEN = re.compile(r"\{\{\s*([^|{}\n<]*)")
 _BRACES = re.compile(r"\{\{|\}\}")
-_HEADING = re.compile(r"^=+[^=\n].*?=+\s*$", re.MULTILINE)
+_BLANK_LINES = re.compile(r"\n[ \t\n]*\n")  # one blank line parts paragraphs as well as many
+_HEADING_LINE = re.compile(r"^=+[^=\n][^\n]*", re.MULTILINE)
+MAX_INFOBOX_CHARS = 2**17
+"""An infobox is a few kB, the largest on English Wikipedia some tens: past this much, parsing costs time and
+memory for no value a reader would read, so later infoboxes are left out."""
+MAX_LEAD_CHARS = 2**16
+"""A lead's first paragraph comes within its first few kB once the templates standing on their own lines are
+gone; a longer lead is cut here before parsing (a lead of 3 M templates would take minutes and gigabytes)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +49,13 @@ def parse_infobox(wikitext: str) -> Infobox | None:
     keys of every infobox in document order, the first infobox holding a key keeping it, so that one
     key names one value on every revision.
     """
-    code = mwparserfromhell.parse("\n".join(infobox_sources(strip_refs(wikitext))))
+    spans, total = [], 0
+    for span in infobox_sources(strip_refs(wikitext)):
+        total += len(span) + 1
+        if total > MAX_INFOBOX_CHARS:
+            break
+        spans.append(span)
+    code = mwparserfromhell.parse("\n".join(spans))
     boxes = [t for t in code.filter_templates(recursive=True) if is_infobox(template_name(t))]
     if not boxes:
         return None
@@ -63,27 +76,29 @@ def infobox_sources(wikitext: str) -> list[str]:
     """The wikitext of each outermost infobox, found by matching braces.
 
     Parsing a whole article costs some 200 ms for 100 kB, and a week of edits holds a million
-    revisions; the infoboxes alone are a few kB. Only these spans go to the parser.
+    revisions; the infoboxes alone are a few kB. Only these spans go to the parser. One pass over the
+    braces matches them all: seeking each infobox's end on its own reads to the end of the page for each
+    unclosed one.
     """
+    found: list[tuple[int, int]] = []
+    opened: list[tuple[int, bool]] = []  # each '{{' still open: where, and whether it opens an infobox
+    for brace in _BRACES.finditer(wikitext):
+        if brace.group() == "{{":
+            name = _OPEN.match(wikitext, brace.start())
+            raw = name.group(1) if name is not None else ""
+            # every infobox name holds "box": the cheap test spares most templates the name's normalisation
+            opened.append((brace.start(), "box" in raw.lower() and is_infobox(normal_name(raw))))
+        elif opened:  # a '}}' with nothing open, or an unclosed '{{', is text to MediaWiki too
+            start, infobox = opened.pop()
+            if infobox:
+                found.append((start, brace.end()))
     spans: list[str] = []
     taken = -1
-    for match in _OPEN.finditer(wikitext):
-        if match.start() < taken or not is_infobox(normal_name(match.group(1))):
-            continue
-        end = _closing(wikitext, match.start())
-        if end is not None:  # an unclosed '{{' is text to MediaWiki too
-            spans.append(wikitext[match.start():end])
+    for start, end in sorted(found):
+        if start >= taken:
+            spans.append(wikitext[start:end])
             taken = end
     return spans
-
-
-def _closing(wikitext: str, start: int) -> int | None:
-    depth = 0
-    for brace in _BRACES.finditer(wikitext, start):
-        depth += 1 if brace.group() == "{{" else -1
-        if depth == 0:
-            return brace.end()
-    return None
 
 
 def categories(wikitext: str) -> list[str]:
@@ -96,27 +111,64 @@ def categories(wikitext: str) -> list[str]:
 
 def first_paragraph(wikitext: str) -> str:
     """The first paragraph of prose in the lead: the background the paper gives its question writer."""
-    heading = _HEADING.search(wikitext)
-    lead = mwparserfromhell.parse(strip_refs(wikitext[: heading.start()] if heading else wikitext))
-    _drop_blocks(lead)
-    for paragraph in re.split(r"\n\s*\n", render(lead)):
+    lead = strip_refs(wikitext[:_lead_end(wikitext)])
+    if len(lead) > MAX_LEAD_CHARS:
+        lead = _BLANK_LINES.sub("\n\n", _without_block_templates(lead))[:MAX_LEAD_CHARS]
+    for paragraph in re.split(r"\n\s*\n", render(_prose(mwparserfromhell.parse(lead)))):
         text = tidy(paragraph.replace("\n", " "))
         if re.search(r"[^\W\d_]{3}", text):
             return text
     return ""
 
 
-def _drop_blocks(code: Wikicode) -> None:
+def _lead_end(wikitext: str) -> int:
+    """Where the first section heading starts (a line '== Title ==')."""
+    for line in _HEADING_LINE.finditer(wikitext):
+        text = line.group().rstrip()
+        if text.endswith("=") and text.strip("="):
+            return line.start()
+    return len(wikitext)
+
+
+def _prose(code: Wikicode) -> Wikicode:
     """Templates on a line of their own (infoboxes, hatnotes), files and tables are not prose."""
+    kept = []
     tail = "\n"  # the end of what is kept so far: a template right after a line break is a block
-    for node in list(code.nodes):
+    for node in code.nodes:
         block = isinstance(node, Template) and tail.rstrip(" \t").endswith("\n")
         file_link = isinstance(node, Wikilink) and str(node.title).split(":", 1)[0].strip().lower() in FILE_NAMESPACES
         table = isinstance(node, Tag) and str(node.tag).strip().lower() == "table"
-        if block or file_link or table:
-            code.remove(node)
-        else:
+        if not (block or file_link or table):
+            kept.append(node)
             tail = (tail + str(node))[-64:]
+    return Wikicode(kept)
+
+
+def _without_block_templates(lead: str) -> str:
+    """The lead without the outermost templates that stand on a line of their own, in one pass over its braces:
+    what `_prose` drops anyway, gone before a long lead is cut to what the parser is given."""
+    kept: list[str] = []
+    pos = seen = opened_at = depth = 0
+    at_line_start = True
+    for brace in _BRACES.finditer(lead):
+        if brace.group() == "{{":
+            if depth == 0:
+                gap = lead[seen:brace.start()]
+                if gap.strip(" \t"):
+                    at_line_start = gap.rstrip(" \t").endswith("\n")
+                opened_at = seen = brace.start()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                seen = brace.end()
+                if at_line_start:
+                    kept.append(lead[pos:opened_at])
+                    pos = seen
+                else:  # a template kept inline: what follows it is not at a line's start
+                    at_line_start = False
+    kept.append(lead[pos:])
+    return "".join(kept)
 
 
 def _key(name: str) -> str:
