@@ -27,6 +27,7 @@ from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.api import ApiReader, answer_at, page_history, pages, recent_pages, revision_at
 from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.dump import DumpReader
+from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
 from timelyqa.wikipedia.history import read_history
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import fetch_pages, read_changes
@@ -307,6 +308,22 @@ def test_a_revision_whose_text_is_deleted_is_left_out_and_kept_aside(world: Worl
     assert got == expected_pages(edited)
     assert hidden.id not in [r[0] for r in got[page.id]]
     assert [(r.reason, r.item["revision"]) for r in reader.rejected] == [("text_deleted", hidden.id)]
+
+
+def test_a_revision_longer_than_any_wiki_saves_is_left_out_and_kept_aside(world: World) -> None:
+    # The API's revisions get the dump reader's cap: a text no wiki would save is no revision to parse.
+    want = expected_pages(world)
+    page = next(p for p in world.main_pages() if p.id in want and len(want[p.id]) >= 3)
+    huge = next(r for r in page.revisions if r.id == want[page.id][-1][0])
+    text = "{{Infobox x\n| a = b\n}}" + "x" * MAX_REVISION_CHARS
+    pages_ = [replace(p, revisions=[replace(r, text=text) if r.id == huge.id else r for r in p.revisions])
+              if p.id == page.id else p for p in world.pages]
+    with MediaWikiDouble(pages_) as wiki:
+        reader = pages(client(wiki), world.start, world.end, world.horizon)
+        got = read_all(reader)
+    assert huge.id not in [r[0] for r in got[page.id]]
+    assert {k: v for k, v in got.items() if k != page.id} == {k: v for k, v in want.items() if k != page.id}
+    assert [(r.reason, r.item["revision"]) for r in reader.rejected] == [("revision_too_large", huge.id)]
 
 
 def test_html_where_json_was_due_names_the_url(world: World) -> None:

@@ -28,6 +28,7 @@ from timelyqa.stages import Dropped
 from timelyqa.wikipedia.answer import Rule, value_in
 from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.dump import Page, ReadReject, Revision
+from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
 from timelyqa.wikipedia.labels import HORIZON
 
 REVISIONS = {"prop": "revisions", "rvprop": "ids|timestamp|content|sha1", "rvslots": "main"}
@@ -278,6 +279,8 @@ def _revision(raw: dict[str, Any], api: MediaWikiAPI, where: str) -> tuple[Revis
             return None, ReadReject.TEXT_DELETED
         if "content" not in slot:
             return None, ReadReject.MISSING_TEXT
+        if len(slot["content"]) > MAX_REVISION_CHARS:  # as a dump's: no wiki saves it, no parse should take it
+            return None, ReadReject.REVISION_TOO_LARGE
         return Revision(id=int(raw["revid"]), parent_id=int(raw.get("parentid") or 0) or None,
                         timestamp=_time(raw["timestamp"]), text=str(slot["content"]),
                         sha1=_base36(raw.get("sha1"))), None
