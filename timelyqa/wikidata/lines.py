@@ -21,8 +21,9 @@ MAX_LINE_BYTES = 32 << 20
 """The longest line kept: Wikidata's largest entities are a few MB of JSON (its pages are capped at a few MB of
 text), so 32 MB is ten times that, while one line held whole and parsed stays well under a gigabyte."""
 
-_LINE = re.compile(rb"\S[^\n]*")
-"""A line's text from its first non-blank byte: the regex engine steps over blank lines without a Python loop."""
+_NONBLANK = re.compile(rb"\S")
+"""A line's first non-blank byte: the regex engine steps over blank lines without a Python loop, and the line's
+end is then found by bytes.find (memchr), faster than a regex scanning the 13 KB of a typical entity."""
 
 
 class Source(Protocol):
@@ -136,10 +137,13 @@ class Lines:
             last = piece.rfind(b"\n")
             cursor = start
             if last >= start:
-                for m in _LINE.finditer(piece, start, last):
+                nonblank, pos = _NONBLANK.search, start
+                while (m := nonblank(piece, pos, last)) is not None:
                     at = m.start()
+                    pos = piece.find(b"\n", at, last)
+                    pos = last if pos < 0 else pos
                     newlines += piece.count(b"\n", cursor, at)
-                    text = m.group()
+                    text = piece[at:pos]
                     if len(text) + at - cursor > cap:  # maybe too long with its leading blanks: measure them
                         begin = piece.rfind(b"\n", cursor, at) + 1 or cursor
                         text = None if len(text) + at - begin > cap else text
