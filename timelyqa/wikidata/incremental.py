@@ -30,6 +30,7 @@ from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
 from timelyqa.wikidata import pipeline, recheck
 from timelyqa.wikidata.api import WikidataAPI, WikidataApiSettings, check_window
+from timelyqa.wikidata.dump import modified_time
 from timelyqa.wikidata.graph import EntityRow, Graph, Key, ParquetBackend, Triple
 from timelyqa.wikidata.query import PREFIXES, Var, from_json
 from timelyqa.wikidata.rdf import WDT, entity_ntriples
@@ -165,7 +166,8 @@ class ApiBackend:
         for eid in others:
             e = self.fetched.get(eid)
             if e is not None:
-                rows.append((eid, english(e), english_aliases(e), _modified(e), e.get("datatype")))
+                rows.append((eid, english(e), english_aliases(e), modified_time(e.get("modified")),
+                             e.get("datatype")))
         return rows
 
     def subjects(self, keys: list[Key], cap: int) -> dict[Key, frozenset[str] | None]:
@@ -228,15 +230,6 @@ class ApiBackend:
             self._truthy[eid] = list(dict.fromkeys(zip(s, p, o, k, strict=True)))
             for triple in self._truthy[eid]:
                 self._kinds[triple[1:3]] = triple[3]
-
-
-def _modified(entity: Entity) -> datetime | None:
-    """The entity's modification time as the snapshot reader keeps it (UTC), None when absent or unreadable."""
-    stamp = entity.get("modified")
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone(UTC) if isinstance(stamp, str) else None
-    except ValueError:
-        return None
 
 
 def synthesize(t1_dir: Path, t0_dir: Path, delta: Path, workdir: Path, settings: pipeline.Settings, *,
