@@ -5,12 +5,13 @@ triples meant, so no input adds one."""
 from __future__ import annotations
 
 import gzip
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import json
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,9 @@ from timelyqa.wikidata.lines import Lines
 from timelyqa.wikidata.rdf import P, PS, WDS, WDT, entity_ntriples
 from timelyqa.wikidata.statements import EntityStatements, english, english_aliases, read_statements, read_truthy
 from timelyqa.wikidata.values import ENTITY_IRI, Kind, rdf_lexical, rdf_term
+
+# 200 cases a property: in make test (and many more in make fuzz), not in make check's minute.
+pytestmark = pytest.mark.slow
 
 RANKS = ("preferred", "normal", "deprecated")
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=12)  # what JSON can carry: no lone surrogates

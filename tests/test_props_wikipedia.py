@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,6 +25,9 @@ from timelyqa.wikipedia.dump import DumpReader, ReadReject
 from timelyqa.wikipedia.infobox import Infobox, _lead_end, categories, first_paragraph, infobox_sources, is_infobox
 from timelyqa.wikipedia.infobox import parse_infobox
 from timelyqa.wikipedia.render import normal_name, strip_refs
+
+# 200 cases a property: in make test (and many more in make fuzz), not in make check's minute.
+pytestmark = pytest.mark.slow
 
 
 def _xml_char(c: str) -> bool:
