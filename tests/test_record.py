@@ -23,6 +23,9 @@ def test_the_common_columns_are_the_documented_ones() -> None:
                               "result_count": pl.Int64(), "passed": pl.Boolean()})
     assert RECORD_SCHEMA == pl.Schema({
         "id": pl.String(), "question": pl.String(), "answer": pl.String(), "answer_aliases": pl.List(pl.String()),
+        "answer_type": pl.String(), "answer_value": pl.Struct({
+            "number": pl.String(), "precision": pl.Int64(), "unit": pl.String(), "scale": pl.Int64(),
+            "date": pl.String(), "date_precision": pl.String(), "items": pl.List(pl.String())}),
         "source": pl.String(), "level": pl.String(), "event_date": pl.Date(), "as_of": pl.Datetime("us", "UTC"),
         "split": pl.String(), "evidence": pl.List(evidence), "verification": verification,
         "generator": pl.String(), "canary": pl.String()})

@@ -251,7 +251,7 @@ def change_questions_after_the_run(folder: Path) -> None:
 @pytest.mark.parametrize(("breakage", "message"), [
     (break_missing_questions, "no questions.parquet"),
     (break_missing_manifest, "no manifest.json"),
-    (break_schema, "does not start with RECORD_SCHEMA: column 5 is 'event_date' Date, expected 'level' String"),
+    (break_schema, "does not start with RECORD_SCHEMA: column 7 is 'event_date' Date, expected 'level' String"),
     (break_manifest_keys, "manifest.json: not a timelyqa manifest: as_of: Field required"),
     (break_manifest_counts, "manifest.json: not a timelyqa manifest: counts.verified: Input should be a valid integer"),
     (change_questions_after_the_run, "questions.parquet: not the file its manifest.json describes (sha256 differs)"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -138,19 +141,38 @@ def test_trl_reward_reads_aliases_given_as_arrays() -> None:
     assert got == [1.0, 1.0]
 
 
-def test_verl_can_load_the_reward_file_by_path_without_timelyqa(tmp_path: Path) -> None:
-    """verl imports `reward.custom_reward_function.path` as a lone file; it must need nothing but the standard library."""
+def test_the_reward_file_runs_alone_in_a_fresh_environment_with_only_pint(tmp_path: Path) -> None:
+    """verl imports `reward.custom_reward_function.path` as a lone file: copied alone into a new virtual environment
+    that has pint (the one package the card names) and nothing of timelyqa, it grades typed answers."""
+    venv = tmp_path / "venv"
+    uv = Path(sys.executable).with_name("uv")
+    subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, venv], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    # Offline: the locked wheel is in uv's cache since the project's own sync.
+    subprocess.run([uv, "pip", "install", "--quiet", "--offline", "--python", python,
+                    f"pint=={importlib.metadata.version('pint')}"], check=True, timeout=300)
+    reward_file = tmp_path / "reward.py"
+    shutil.copy(rewards.__file__, reward_file)
     script = (
-        "import importlib.util, sys\n"
-        f"spec = importlib.util.spec_from_file_location('custom_module', {rewards.__file__!r})\n"
+        "import importlib.util, json, sys\n"
+        f"spec = importlib.util.spec_from_file_location('custom_module', {str(reward_file)!r})\n"
         "module = importlib.util.module_from_spec(spec); sys.modules['custom_module'] = module\n"
         "spec.loader.exec_module(module)\n"
         "assert 'timelyqa' not in sys.modules and 'polars' not in sys.modules\n"
-        "print(module.compute_score(data_source='timelyqa/wikidata', solution_str='<answer>1990-02-05</answer>',\n"
-        "      ground_truth={'target': ['5 February 1990']}, extra_info={'index': 0}))\n"
+        "cases = json.loads(sys.argv[1])\n"
+        "print(json.dumps([module.compute_score('timelyqa/x', c, g, {'index': 0}) for c, g in cases]))\n"
     )
-    # -I -S: no site-packages and no project on the path, as in a trainer's environment without timelyqa.
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=60)
+    level = {"target": ["1.92 m"], "answer_type": "quantity",
+             "answer_value": {"number": "1.92", "precision": -2, "unit": "m"}}
+    day = {"target": ["Thursday 5 November 2026"], "answer_type": "date",
+           "answer_value": {"date": "2026-11-05", "date_precision": "day"}}
+    cases = [("<answer>192 cm</answer>", level), ("<answer>1.93 m</answer>", level),
+             ("<answer>5 November 2026</answer>", day), ("<answer>4 November 2026</answer>", day),
+             ("<answer>1990-02-05</answer>", {"target": ["5 February 1990"]})]
+    proc = subprocess.run([python, "-I", "-c", script, json.dumps(cases)], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "1.0"
+    assert json.loads(proc.stdout) == [1.0, 0.0, 1.0, 0.0, 1.0]
+    installed = subprocess.run([uv, "pip", "list", "--python", python, "--format", "json"], capture_output=True,
+                               text=True, check=True).stdout
+    assert "timelyqa" not in installed and "polars" not in installed

@@ -46,6 +46,36 @@ class Verification(_Frozen):
     passed: bool
 
 
+class AnswerType(StrEnum):
+    """What kind of answer a row has; the grader (timelyqa.rewards) grades by it."""
+
+    ENTITY = "entity"
+    NUMBER = "number"
+    QUANTITY = "quantity"
+    DATE = "date"
+    LIST = "list"
+    TEXT = "text"
+
+
+class AnswerValue(_Frozen):
+    """The answer normalised for grading, beside its display string (fields unused by the type stay empty).
+
+    A number or quantity: `number`, a decimal of the full value ("18000000", "1.92"), `precision`, the power of ten
+    of its last significant digit (6 for "18 million", -2 for "1.92"), `unit`, a pint symbol ("m", "°C", "km**2",
+    "%", "EUR"; none for a count), and `scale`, the power of ten the question asks in ("in millions": 6), so that a
+    bare "18" is read as 18 million. A date: `date` in ISO at its precision ("2026-11-05", "2026-11", "2026") and
+    `date_precision` (day, month, year). A list: its `items`.
+    """
+
+    number: str | None = None
+    precision: int | None = None
+    unit: str | None = None
+    scale: int | None = None
+    date: str | None = None
+    date_precision: str | None = None
+    items: list[str] | None = None
+
+
 class QARecord(_Frozen):
     """A released question; every source fills these fields."""
 
@@ -53,6 +83,8 @@ class QARecord(_Frozen):
     question: str
     answer: str
     answer_aliases: list[str] = Field(default_factory=list)
+    answer_type: AnswerType = AnswerType.TEXT
+    answer_value: AnswerValue = Field(default_factory=AnswerValue)
     source: SourceName
     level: str
     event_date: date

@@ -1,47 +1,57 @@
-"""Answer rewards for RLVR trainers: exact match and token F1 against an answer and its aliases, for verl and TRL.
+"""The one grader: a completion's final answer against a row's typed gold, for verl, TRL and `timelyqa eval`.
 
-The rules, in the order a completion meets them:
+Every row carries `answer_type` and a normalised `answer_value` beside the display string `answer`; the grade
+follows the type, and is the best over the answer and its aliases:
 
-- The final answer is the last `<answer>...</answer>` in the completion (the LiveSearchBench/Search-R1
-  prompt format the export asks for); without one, the last non-empty line if it reads `Answer: ...`
-  (`Final answer:` and markdown bold too); without either, the whole text minus `<think>` blocks. A long
-  rambling answer without a tag or an answer line is therefore compared whole: exact match fails and
-  token F1 is low (the gold tokens over every token written).
-- Text is compared after SQuAD normalisation: lowercase, punctuation dropped, articles a/an/the dropped,
-  whitespace collapsed. An empty prediction scores 0.
-- Numbers are compared by value: "163,900" == "163900" == "163900.0", and "1.850 metres" == "1.85 metre"
-  (units equal up to plural, metre/meter spelling, "%" == "percent"). The unit is part of the answer:
-  "1.85" earns "1.85 metre" only when the row lists the bare number as an alias, as Wikidata rows do for
-  every quantity. So "2026" never earns "2026 FIFA World Cup", and a word appended to a number
-  ("163,900 people", "163,900 or more") fails unless the gold has it.
-- Thousands may be grouped by commas or by spaces, no-break and narrow no-break spaces too ("1 219 530" ==
-  "1,219,530"), with one separator throughout and groups of three: "1 5" and "1,219 530" are not numbers.
-- A whole answer from "zero" to "ninety-nine" in words is that number ("ten" == "10", "twenty-one" ==
-  "21"); so a gold that is such a word alone ("One", a song) also accepts the digits. A number word in a
-  longer answer stays text, so names keep their words: "one of them" != "1", "Ten Downing Street" !=
-  "10 Downing Street". Scale words are not read ("one hundred" != "100"): their combinations ("a hundred",
-  "two hundred thousand") are where misreadings start.
-- Dates are compared by value: "5 February 1990" == "1990-02-05" == "February 5, 1990" (also
-  "the 5th of Feb. 1990", an ISO timestamp, a leading "on"/"in"). A prediction must be at least as precise
-  as the gold and agree on every field the gold has: gold "February 1990" is matched by "1990-02" and by
-  "5 February 1990", never by "1990"; gold "5 February 1990" is not matched by "February 1990". A bare
-  four-digit number counts as a year. Numeric day/month orders ("02/05/1990") are ambiguous and not read.
-- Every score is the best over the answer and its aliases.
+- `entity`, `text`: SQuAD normalisation (lowercase, no punctuation, no articles a/an/the, single spaces), equal to
+  the answer or an alias. "Ravi Menon" == "ravi menon."; "2026" never earns "2026 FIFA World Cup".
+- `number`: by value at the gold's precision (`answer_value.precision`, the power of ten of its last digit). Digits
+  may be grouped by commas or by (no-break) spaces; a scale word counts ("18 million" == "18,000,000"); a bare
+  number is also read in the question's scale (`answer_value.scale`: asked "in millions", "18" == 18,000,000).
+  "ten" == "10" for a whole answer from zero to ninety-nine. A value more precise than the gold is rounded to it;
+  a coarser one is wrong: gold "1.92" takes "1.920" and "1.9204", never "1.9" or "1.93".
+- `quantity`: a number with a unit (`answer_value.unit`, a pint symbol such as `m`, `°C`, `km**2`, `%`, `EUR`).
+  A bare number is read in the gold's unit (and scale); a number with a unit is converted by pint: "192 cm" ==
+  "1.92 m", "57.2 °F" == "14 °C", "€18 million" == "18 million euros" == "EUR 18,000,000". A unit of another kind
+  ("1.92 kg") is wrong.
+- `date`: by value at the gold's precision (`answer_value.date`, ISO: `2026-11-05`, `2026-11` or `2026`), read
+  with the standard library's `strptime` in any common English or ISO form, with or without the weekday (a wrong
+  weekday is wrong), ordinals and "on"/"in" allowed. The prediction must be at least as precise as the gold and
+  agree on every field it has: gold "February 1990" takes "1990-02" and "5 February 1990", never "1990".
+  Numeric day/month orders ("02/05/1990") are ambiguous and not read.
+- `list`: the items (`answer_value.items`) as a set, in any order and with any separators ("A, B and C",
+  "A; B; C"); each item exactly once, nothing else; an item's parenthetical may be left out ("Ravi Menon" for
+  "Ravi Menon (CEO)").
+- A row without a type (an older release) is graded as before: text, or numbers and dates by value.
 
-Only the standard library is used, on purpose: verl loads a custom reward function from a file path
-(`reward.custom_reward_function.path`), so this file must work copied alone into a trainer's environment.
+The final answer in a completion is the last `<answer>...</answer>`; without one, the last non-empty line if it
+reads `Answer: ...` (also `Final answer:` and markdown bold); without either, the whole text minus `<think>`
+blocks, which a long rambling answer then fails.
+
+verl loads a reward function from a file path (`reward.custom_reward_function.path`): this file must work copied
+alone into a trainer's environment, so it imports nothing of timelyqa, and one package beside the standard library:
+`pint`, for units. GRADER_VERSION names these rules: a change of a verdict is a new version.
 """
 
 from __future__ import annotations
 
 import re
 import string
+import time
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable
-from datetime import date
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
+
+import pint
+
+GRADER_VERSION = "timelyqa_grader_v2"
+"""Versioned name of the grading rules above; the manifest and the card name it, and rows are graded by it."""
+ANSWER_TYPES = ("entity", "number", "quantity", "date", "list", "text")
 
 # ---------------------------------------------------------------- the final answer in a completion
 
@@ -93,146 +103,382 @@ def _token_f1(prediction: str, gold: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-# ---------------------------------------------------------------- numbers by value
+# ---------------------------------------------------------------- units (pint)
+
+_CURRENCIES = {"EUR": ("€", "euro"), "GBP": ("£", "pound_sterling"), "USD": ("$", "US_dollar"),
+               "JPY": ("¥", "yen"), "CHF": ("", "Swiss_franc"), "INR": ("₹", "rupee")}
+"""Currencies pint lacks, each a dimension of its own: a price in euros never converts to pounds."""
+_CURRENCY_WORDS = {"euro": "EUR", "pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
+                   "dollar": "USD", "us dollar": "USD", "yen": "JPY", "swiss franc": "CHF", "franc": "CHF",
+                   "rupee": "INR"}
+
+
+@lru_cache(maxsize=1)
+def units() -> pint.UnitRegistry:
+    """pint's registry with the currencies defined (built once: about 0.4 s)."""
+    registry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+    for code, (_, name) in _CURRENCIES.items():
+        registry.define(f"{code} = [currency_{code}] = _ = {name}")
+    return registry
+
+
+def _unit_text(text: str) -> str:
+    """What pint should read of a unit as people write it: "degrees Celsius" -> "degC", "km2" -> "km**2"."""
+    text = text.strip().rstrip(".")
+    text = re.sub(r"(?i)^(?:degrees?|deg\.?|°)\s*(c|f|celsius|fahrenheit|centigrade)$",
+                  lambda m: "deg" + m[1][0].upper(), text)
+    text = re.sub(r"(?i)^(?:per\s*cent|percent(?:age)?(?:\s+points?)?|%)$", "percent", text)
+    text = re.sub(r"(?i)\bsq(?:uare)?\.?\s+([a-z]+)", r"\1**2", text)
+    text = re.sub(r"(?i)\bcu(?:bic)?\.?\s+([a-z]+)", r"\1**3", text)
+    text = re.sub(r"(?<=[A-Za-z])([23])\b", r"**\1", text)
+    return text.replace("²", "**2").replace("³", "**3")
+
+
+def parse_unit(text: str) -> pint.Unit | None:
+    """The pint unit of a unit written in a common form ("m", "metres", "°C", "km²", "%", "EUR"), or None."""
+    text = _unit_text(text)
+    if not text:
+        return None
+    code = _CURRENCY_WORDS.get(re.sub(r"e?s$", "", text.lower())) or _CURRENCY_WORDS.get(text.lower())
+    if code:
+        return units().Unit(code)
+    try:
+        return units().parse_units(text)
+    except Exception:  # pint raises several kinds (undefined unit, tokenizer, definition syntax) for non-units
+        return None
+
+
+def unit_symbol(unit: pint.Unit) -> str:
+    """The compact pint symbol a row stores: "m", "°C", "km**2", "%", "EUR"."""
+    return format(unit, "~C")
+
+
+# ---------------------------------------------------------------- numbers and amounts by value
 
 # Thousands separated by one separator, used throughout: "1,219 530" reads as a number followed by digits, not
-# a number. No-break, narrow no-break and thin spaces are plain spaces here: parse_number applies NFKC first.
+# a number. No-break, narrow no-break and thin spaces are plain spaces here: NFKC applies first.
 _NUMBER = re.compile(
-    r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*|\d*)(?P<frac>\.\d+)?\.?\s*(?P<unit>.*)$")
+    r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*|\d*)(?P<frac>\.\d+)?\s*(?P<rest>.*)$")
+_PREFIX = re.compile(r"^(?P<code>[A-Z]{3}\s+|US\$|[€£$¥₹])\s*")
+_SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "mn": 6, "mln": 6, "bn": 9, "tn": 12}
+_SHORT_SCALES = {"k": 3, "m": 6, "bn": 9, "b": 9}
+"""Only after a currency: "€18m" is 18 million euros, "18 m" is 18 metres."""
+_SCALE_WORD = re.compile(r"^(?P<word>[A-Za-z]+)\b\.?\s*(?:of\s+)?(?P<rest>.*)$")
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
          "seventeen eighteen nineteen").split()
 _TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _NUMBER_WORDS = {word: n for n, word in enumerate(_ONES)} | {
     f"{tens} {one}".strip(): 20 + 10 * t + n
     for t, tens in enumerate(_TENS) for n, one in enumerate(["", *_ONES[1:10]])}
-_UNIT_SPELLINGS = {"meter": "metre", "kilometer": "kilometre", "centimeter": "centimetre",
-                   "millimeter": "millimetre", "liter": "litre", "%": "percent", "per cent": "percent"}
 
 
-def _unit(text: str) -> str:
-    words = [w for w in re.split(r"\s+", text.lower().strip().rstrip(".")) if w]
-    # Plural to singular, word by word ("square metres" -> "square metre"); "%" is kept as a word.
-    words = [w[:-2] if w.endswith("es") and w[:-2] in {"inch", "foot"} else
-             w[:-1] if w.endswith("s") and len(w) > 2 and not w.endswith("ss") else w for w in words]
-    joined = " ".join(words)
-    return _UNIT_SPELLINGS.get(joined, " ".join(_UNIT_SPELLINGS.get(w, w) for w in words))
+@dataclass(frozen=True, slots=True)
+class Amount:
+    """A number as written: its value with the scale word applied, the scale word's power, and its unit text."""
+
+    value: Decimal
+    scale: int
+    unit: str
 
 
-def parse_number(text: str) -> tuple[Decimal, str] | None:
-    """(value, normalised unit) of "163,900", "1 219 530", "1.85 metres", "-3.5", "12%", "ten"; else None."""
-    text = unicodedata.normalize("NFKC", text).strip(_WRAPPING).replace("\u2212", "-")
-    word = _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", text.lower().rstrip("."))))
+def parse_amount(text: str) -> Amount | None:
+    """"163,900", "1 219 530", "1.92 m", "€18 million", "18m euros", "-3.5", "54%", "ten"; else None."""
+    text = unicodedata.normalize("NFKC", text).strip(_WRAPPING).replace("\u2212", "-").rstrip(".")
+    word = _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", text.lower())))
     if word is not None:  # only the whole answer: a number word opening a name stays text
-        return Decimal(word), ""
+        return Amount(Decimal(word), 0, "")
+    currency = ""
+    if prefix := _PREFIX.match(text):
+        symbol = prefix["code"].strip()
+        currency = {"€": "EUR", "£": "GBP", "$": "USD", "US$": "USD", "¥": "JPY", "₹": "INR"}.get(symbol, symbol)
+        text = text[prefix.end():]
     match = _NUMBER.match(text)
     if match is None or not (match["int"] or match["frac"]):
         return None
-    digits = re.sub(r"[, ]", "", match["int"]) or "0"
     try:
-        value = Decimal(f"{match['sign']}{digits}{match['frac'] or ''}")
+        value = Decimal(f"{match['sign']}{re.sub(r'[, ]', '', match['int']) or '0'}{match['frac'] or ''}")
     except InvalidOperation:
         return None
-    unit = match["unit"]
-    if unit and not re.fullmatch(r"[^\W\d][\w\s.²³/-]*|%", unit):
-        return None  # "1990-02-05", "5-6": not a number followed by words
-    return value, _unit(unit)
+    rest, scale = match["rest"].strip(), 0
+    if rest and (scaled := _SCALE_WORD.match(rest)):
+        word = scaled["word"].lower()
+        power = _SCALES.get(word.rstrip("s") if word.endswith("s") and len(word) > 3 else word)
+        if power is None and currency:
+            power = _SHORT_SCALES.get(word)
+        if power is not None:
+            scale, rest = power, scaled["rest"].strip()
+    if rest and not re.fullmatch(r"[^\W\d][\w\s.²³/*°-]*|%|°\s*[CF]", rest):
+        return None  # "1990-02-05", "5-6", "4.3.1": not a number followed by words
+    if currency and rest:
+        return None  # "€18 metres"
+    return Amount(value.scaleb(scale), scale, currency or rest)
 
 
-def _same_number(prediction: str, gold: str) -> bool:
-    pred, truth = parse_number(prediction), parse_number(gold)
-    # Units must agree too: a bare number is accepted through the row's aliases, not by dropping words here.
-    return pred is not None and truth is not None and pred == truth
+def _precision(value: Decimal) -> int:
+    """The power of ten of a decimal's last digit as written: 1.92 -> -2, 163900 -> 0, 18E+6 -> 6."""
+    exponent = value.as_tuple().exponent
+    return exponent if isinstance(exponent, int) else 0
+
+
+def _rounded(value: Decimal, precision: int) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(precision), rounding=ROUND_HALF_EVEN)
 
 
 # ---------------------------------------------------------------- dates by value
 
-_MONTHS = {name: n for n, names in enumerate(
-    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
-     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"),
-     ("november", "nov"), ("december", "dec")], start=1) for name in names}
-_MONTH = r"(?P<month>[a-z]+)\.?"
-_DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>\d{4})"
-_DATE_FORMS = [re.compile(f"^{form}$") for form in (
-    r"(?P<year>\d{4})-(?P<mnum>\d{1,2})-(?P<day>\d{1,2})(?:t[\d:.]+(?:z|[+-]\d{2}:?\d{2})?)?",
-    r"(?P<year>\d{4})-(?P<mnum>\d{1,2})",
-    rf"(?:the )?{_DAY}(?: of)? {_MONTH},? {_YEAR}",
-    rf"{_MONTH} {_DAY},? {_YEAR}",
-    rf"{_MONTH},? {_YEAR}",
-    _YEAR,
-)]
+_DAY_FORMS = ("%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y")
+_MONTH_FORMS = ("%B %Y", "%b %Y")
 
 
-def parse_date(text: str) -> tuple[int, ...] | None:
-    """(year,), (year, month) or (year, month, day) of a date written in a common English or ISO form."""
-    text = " ".join(unicodedata.normalize("NFKC", text).lower().strip(_WRAPPING).rstrip(".").split())
-    text = re.sub(r"^(?:on|in) ", "", text)
-    for form in _DATE_FORMS:
-        match = form.match(text)
-        if match is None:
-            continue
-        fields = match.groupdict()
-        month = int(fields["mnum"]) if fields.get("mnum") else _MONTHS.get(fields.get("month") or "", 0)
-        if fields.get("month") and not month:
-            return None  # a word that is not a month
-        year = int(fields["year"])
+def _weekday(word: str) -> int | None:
+    for form in ("%A", "%a"):
         try:
-            date(year, month or 1, int(fields.get("day") or 1))  # rejects 30 February and month 13
+            return time.strptime(word, form).tm_wday
         except ValueError:
-            return None
-        if fields.get("day"):
-            return year, month, int(fields["day"])
-        return (year, month) if month else (year,)
+            continue
     return None
 
 
-def _same_date(prediction: str, gold: str) -> bool:
-    pred, truth = parse_date(prediction), parse_date(gold)
+def parse_date(text: str) -> tuple[int, ...] | None:
+    """(year,), (year, month) or (year, month, day) of a date in a common English or ISO form; else None."""
+    text = unicodedata.normalize("NFKC", text).strip(_WRAPPING).rstrip(".")
+    text = re.sub(r"(?i)^(?:on|in)\s+", "", text)
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?", text):
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00")) if len(text) > 10 else \
+                date.fromisoformat(text)
+        except ValueError:
+            return None
+        return moment.year, moment.month, moment.day
+    if re.fullmatch(r"\d{4}-\d{1,2}", text):
+        year, month = map(int, text.split("-"))
+        return (year, month) if 1 <= month <= 12 else None
+    if re.fullmatch(r"\d{4}", text):
+        return (int(text),)
+    words = re.sub(r"(?i)(\d)(?:st|nd|rd|th)\b", r"\1", text)
+    words = re.sub(r"(?i)\b(?:the|of)\b|,|(?<=[A-Za-z])\.", " ", words).split()
+    if not words:
+        return None
+    weekday = _weekday(words[0])
+    if weekday is not None:
+        words = words[1:]
+    joined = " ".join(words)
+    for forms, fields in ((_DAY_FORMS, 3), (_MONTH_FORMS, 2)):
+        for form in forms:
+            try:
+                parsed = datetime.strptime(joined, form)
+            except ValueError:
+                continue
+            if weekday is not None and (fields < 3 or parsed.weekday() != weekday):
+                return None  # "Friday 5 November 2026" when the 5th is a Thursday
+            return (parsed.year, parsed.month, parsed.day)[:fields]
+    return None
+
+
+def _iso_fields(iso: str) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(part) for part in iso.split("-")) or None
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- the typed gold
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What a row says its answer is: the display string, its aliases, its type and its normalised value."""
+
+    answer: str
+    aliases: tuple[str, ...] = ()
+    type: str | None = None
+    number: Decimal | None = None
+    precision: int | None = None
+    unit: str | None = None
+    scale: int = 0
+    date: tuple[int, ...] | None = None
+    items: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, answer: str, aliases: Any = (), answer_type: str | None = None,
+           answer_value: Mapping[str, Any] | None = None) -> Gold:
+        """The gold of a row's fields as any consumer holds them (lists or numpy arrays, a dict or None)."""
+        value = dict(answer_value or {})
+        number = value.get("number")
+        precision = value.get("precision")
+        parsed = Decimal(str(number)) if number not in (None, "") else None
+        return cls(
+            answer=str(answer or ""), aliases=tuple(str(a) for a in _plain(aliases) if a),
+            type=str(answer_type) if answer_type else None, number=parsed,
+            precision=int(precision) if precision is not None else (_precision(parsed) if parsed is not None
+                                                                    else None),
+            unit=value.get("unit") or None, scale=int(value.get("scale") or 0),
+            date=_iso_fields(str(value["date"])) if value.get("date") else None,
+            items=tuple(str(i) for i in _plain(value.get("items")) if i))
+
+    @property
+    def accepted(self) -> list[str]:
+        return [a for a in (self.answer, *self.aliases) if a.strip()]
+
+
+def _plain(values: Any) -> list[Any]:
+    if values is None:
+        return []
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    return [values] if isinstance(values, str) else list(values)
+
+
+def _same_amount(prediction: str, gold: Gold) -> bool:
+    amount = parse_amount(prediction)
+    if amount is None or gold.number is None:
+        return False
+    precision = gold.precision if gold.precision is not None else _precision(gold.number)
+    target = _rounded(gold.number, precision)
+    if amount.unit:
+        if not gold.unit:
+            return False  # a count with a unit: "14 °C" for "how many members"
+        want, have = parse_unit(gold.unit), parse_unit(amount.unit)
+        if want is None or have is None:
+            return False
+        try:
+            converted = units().Quantity(float(amount.value), have).to(want).magnitude
+        except Exception:  # pint.DimensionalityError and kin: "1.92 kg" for "1.92 m"
+            return False
+        values = [Decimal(repr(float(converted)))]
+    else:
+        # A bare number: in the gold's unit, as the full number or in the question's scale ("18" for 18 million).
+        values = [amount.value]
+        if gold.scale and not amount.scale:
+            values.append(amount.value.scaleb(gold.scale))
+    return any(_rounded(v, precision) == target for v in values)
+
+
+def _same_date(prediction: str, gold: Gold) -> bool:
+    pred = parse_date(prediction)
     # The prediction must be at least as precise as the gold: "1990" never earns "February 1990".
-    return pred is not None and truth is not None and len(pred) >= len(truth) and pred[:len(truth)] == truth
+    return pred is not None and gold.date is not None and len(pred) >= len(gold.date) and \
+        pred[:len(gold.date)] == gold.date
 
 
-# ---------------------------------------------------------------- scores
+def _item_forms(item: str) -> list[tuple[str, ...]]:
+    forms = {tuple(normalize(re.sub(r"[;,&|/\n•·]", " ", item)).split())}
+    bare = re.sub(r"\s*\([^)]*\)", "", item).strip()
+    if bare and bare != item:
+        forms.add(tuple(normalize(bare).split()))
+    return sorted((f for f in forms if f), key=len, reverse=True)
+
+
+def _same_list(prediction: str, items: tuple[str, ...]) -> bool:
+    """Every item exactly once and nothing else but separators and "and", in any order."""
+    tokens = normalize(re.sub(r"[;,&|/\n•·]", " ", prediction)).split()
+    forms = [_item_forms(item) for item in items]
+    if not tokens or not all(forms) or len(items) > 64:
+        return False
+
+    def cover(position: int, used: frozenset[int]) -> bool:
+        if position == len(tokens):
+            return len(used) == len(items)
+        if tokens[position] == "and":
+            return cover(position + 1, used)
+        for index, item in enumerate(forms):
+            if index in used:
+                continue
+            for form in item:
+                if tuple(tokens[position:position + len(form)]) == form and \
+                        cover(position + len(form), used | {index}):
+                    return True
+        return False
+
+    return cover(0, frozenset())
+
+
+def _text_match(prediction: str, gold: Gold) -> bool:
+    key = normalize(prediction)
+    return bool(key) and any(normalize(a) == key for a in gold.accepted)
+
+
+def _same_unit(one: str, other: str) -> bool:
+    if normalize(one) == normalize(other):
+        return True
+    first, second = parse_unit(one) if one else None, parse_unit(other) if other else None
+    return first is not None and first == second
+
+
+def _untyped_value_match(prediction: str, answer: str) -> bool:
+    """The rules of rows without a type (grader v1): a number or a date written in another form."""
+    amount, truth = parse_amount(prediction), parse_amount(answer)
+    if amount is not None and truth is not None and amount.value == truth.value and _same_unit(amount.unit, truth.unit):
+        return True
+    pred, want = parse_date(prediction), parse_date(answer)
+    return pred is not None and want is not None and len(pred) >= len(want) and pred[:len(want)] == want
+
+
+def grade(prediction: str, gold: Gold) -> float:
+    """1.0 when the prediction is the gold answer by the rules of its type (the module docstring), else 0.0."""
+    prediction = prediction.strip()
+    if not normalize(prediction):
+        return 0.0
+    if _text_match(prediction, gold):
+        return 1.0
+    kind = gold.type
+    if kind in ("number", "quantity"):
+        return float(_same_amount(prediction, gold))
+    if kind == "date":
+        return float(_same_date(prediction, gold))
+    if kind == "list":
+        return float(_same_list(prediction, gold.items))
+    if kind is None:
+        return float(any(_untyped_value_match(prediction, a) for a in gold.accepted))
+    return 0.0
+
+
+def graded_f1(prediction: str, gold: Gold) -> float:
+    """Token F1 for names and text (best over the answer and aliases); for the other types their grade."""
+    if grade(prediction, gold):
+        return 1.0
+    if gold.type in ("entity", "text", None):
+        return max((_token_f1(prediction, a) for a in gold.accepted), default=0.0)
+    return 0.0
+
+
+# ---------------------------------------------------------------- older entry points (untyped answers)
 
 
 def _golds(answers: str | Iterable[str]) -> list[str]:
-    if isinstance(answers, str):
-        return [answers]
-    return [a for a in answers if isinstance(a, str) and a.strip()]
-
-
-def _value_match(prediction: str, gold: str) -> bool:
-    return _same_number(prediction, gold) or _same_date(prediction, gold)
+    return [answers] if isinstance(answers, str) else [a for a in answers if isinstance(a, str) and a.strip()]
 
 
 def exact_match(prediction: str, answers: str | Iterable[str]) -> float:
-    """1.0 when the prediction equals the answer or an alias after normalisation, or by value; else 0.0."""
-    key = normalize(prediction)
-    if not key:
-        return 0.0
-    return float(any(normalize(g) == key or _value_match(prediction, g) for g in _golds(answers)))
+    """Grader v1 on an untyped answer and its aliases: text, or a number or date by value."""
+    golds = _golds(answers)
+    return grade(prediction, Gold(golds[0] if golds else "", tuple(golds[1:])))
 
 
 def token_f1(prediction: str, answers: str | Iterable[str]) -> float:
     """SQuAD token F1, best over the answer and its aliases; 1.0 for a match by value."""
-    if not normalize(prediction):
-        return 0.0
-    return max((1.0 if _value_match(prediction, g) else _token_f1(prediction, g) for g in _golds(answers)),
-               default=0.0)
+    golds = _golds(answers)
+    return graded_f1(prediction, Gold(golds[0] if golds else "", tuple(golds[1:])))
+
+
+# ---------------------------------------------------------------- verl
+
+
+def gold_from_ground_truth(ground_truth: Any) -> Gold:
+    """The gold in a verl ground_truth as the export writes it: {"target": [answer, *aliases], "answer_type": ...,
+    "answer_value": {...}}. Also taken: a plain string or list, with numpy arrays in place of lists."""
+    if isinstance(ground_truth, Mapping):
+        target = _plain(ground_truth.get("target"))
+        value = ground_truth.get("answer_value")
+        return Gold.of(target[0] if target else "", target[1:], ground_truth.get("answer_type"),
+                       value if isinstance(value, Mapping) else None)
+    target = [str(a) for a in _plain(ground_truth) if a is not None]
+    return Gold.of(target[0] if target else "", target[1:])
 
 
 def ground_truth_answers(ground_truth: Any) -> list[str]:
-    """The accepted answers in a verl ground_truth: {"target": [answer, *aliases]} as the export writes it.
-
-    Also taken: a plain string, a list, and numpy arrays in place of lists (what pandas gives back).
-    """
-    if isinstance(ground_truth, dict):
-        ground_truth = ground_truth.get("target", [])
-    if hasattr(ground_truth, "tolist"):
-        ground_truth = ground_truth.tolist()
-    if isinstance(ground_truth, str):
-        return [ground_truth]
-    return [str(a) for a in ground_truth or [] if a is not None]
+    """The accepted answers in a verl ground_truth: the answer and its aliases."""
+    return gold_from_ground_truth(ground_truth).accepted
 
 
 # verl's reward managers pass reward_router_address and reward_model_tokenizer when a reward model is on, and
@@ -241,14 +487,17 @@ def ground_truth_answers(ground_truth: Any) -> list[str]:
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: dict[str, Any] | None = None,
                   **kwargs: Any) -> float:
-    """verl's custom reward function: exact match (1.0 or 0.0) of the completion's final answer."""
-    return exact_match(extract_answer(solution_str), ground_truth_answers(ground_truth))
+    """verl's custom reward function: the grade (1.0 or 0.0) of the completion's final answer."""
+    return grade(extract_answer(solution_str), gold_from_ground_truth(ground_truth))
 
 
 def compute_score_f1(data_source: str, solution_str: str, ground_truth: Any,
                      extra_info: dict[str, Any] | None = None, **kwargs: Any) -> float:
-    """verl's custom reward function, graded: token F1 of the completion's final answer."""
-    return token_f1(extract_answer(solution_str), ground_truth_answers(ground_truth))
+    """verl's custom reward function, graded: token F1 for names and text, the grade for the other types."""
+    return graded_f1(extract_answer(solution_str), gold_from_ground_truth(ground_truth))
+
+
+# ---------------------------------------------------------------- TRL
 
 
 def completion_text(completion: Any) -> str:
@@ -263,21 +512,25 @@ def completion_text(completion: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _accepted(answer: str, aliases: Any) -> list[str]:
-    if hasattr(aliases, "tolist"):
-        aliases = aliases.tolist()
-    return [answer, *(aliases or [])]
+def _trl_golds(answer: list[str], answer_aliases: list[Any], answer_type: list[Any] | None,
+               answer_value: list[Any] | None) -> list[Gold]:
+    types = answer_type if answer_type is not None else [None] * len(answer)
+    values = answer_value if answer_value is not None else [None] * len(answer)
+    return [Gold.of(a, aliases, t, v) for a, aliases, t, v in zip(answer, answer_aliases, types, values,
+                                                                    strict=True)]
 
 
-def answer_reward(completions: list[Any], answer: list[str], answer_aliases: list[Any], **kwargs: Any
+def answer_reward(completions: list[Any], answer: list[str], answer_aliases: list[Any],
+                  answer_type: list[Any] | None = None, answer_value: list[Any] | None = None, **kwargs: Any
                   ) -> list[float]:
-    """TRL GRPOTrainer reward function: exact match per completion against the row's answer and aliases."""
-    return [exact_match(extract_answer(completion_text(c)), _accepted(a, aliases))
-            for c, a, aliases in zip(completions, answer, answer_aliases, strict=True)]
+    """TRL GRPOTrainer reward function: the grade per completion against the row's typed gold."""
+    golds = _trl_golds(answer, answer_aliases, answer_type, answer_value)
+    return [grade(extract_answer(completion_text(c)), g) for c, g in zip(completions, golds, strict=True)]
 
 
-def answer_f1_reward(completions: list[Any], answer: list[str], answer_aliases: list[Any], **kwargs: Any
+def answer_f1_reward(completions: list[Any], answer: list[str], answer_aliases: list[Any],
+                     answer_type: list[Any] | None = None, answer_value: list[Any] | None = None, **kwargs: Any
                      ) -> list[float]:
-    """TRL GRPOTrainer reward function, graded: token F1 per completion."""
-    return [token_f1(extract_answer(completion_text(c)), _accepted(a, aliases))
-            for c, a, aliases in zip(completions, answer, answer_aliases, strict=True)]
+    """TRL GRPOTrainer reward function, graded: token F1 for names and text, the grade for the other types."""
+    golds = _trl_golds(answer, answer_aliases, answer_type, answer_value)
+    return [graded_f1(extract_answer(completion_text(c)), g) for c, g in zip(completions, golds, strict=True)]
