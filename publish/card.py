@@ -262,25 +262,54 @@ def _changes_section(manifest: dict[str, Any]) -> list[str]:
                     "each retired row with its reason.", ""]
 
 
+def _answers_section(manifest: dict[str, Any]) -> list[str]:
+    grader = manifest.get("grader_version") or "timelyqa_grader_v1"
+    return [
+        "## Answers and grading", "",
+        "`answer` is the display string. `answer_type` says what kind of answer it is (`entity`, `number`, "
+        "`quantity`, `date`, `list`, `text`) and `answer_value` holds it normalised: a number as a decimal with its "
+        "precision (the power of ten of its last digit), a quantity with its unit as a pint symbol (`m`, `°C`, "
+        "`km**2`, `%`, `EUR`) and the scale the question asks in, a date in ISO at day, month or year precision, a "
+        "list as its items. A question whose answer has a unit or a scale says it (\"..., in metres?\", \"in "
+        "millions of euros\"). `answer_aliases` lists other surface forms for consumers that compare strings; no "
+        "alias is the different answer of another row asking the same question.", "",
+        f"Graded by `timelyqa.rewards` ({grader}): numbers and quantities by value at the gold's precision, with "
+        "units converted; dates at the gold's precision in any common form, the weekday optional; lists as sets "
+        "with any separators; names and text after SQuAD normalisation, against the answer and its aliases.", "",
+        "| gold | accepted | graded wrong |", "|---|---|---|",
+        "| `1.92 m` (quantity, m) | `1.92`, `192 cm`, `1.920 metres` | `1.93 m`, `1.9`, `1.92 kg` |",
+        "| `18 million` (quantity, EUR, in millions) | `18`, `18,000,000`, `€18m` | `19 million`, `£18 million` |",
+        "| `14 °C` (quantity, °C) | `14`, `57.2 °F` | `15 °C` |",
+        "| `Thursday 5 November 2026` (date, day) | `5 November 2026`, `2026-11-05`, `Nov 5, 2026` | "
+        "`4 November 2026`, `November 2026` |",
+        "| `Alder Weir; Corran Sluice` (list) | `Corran Sluice and Alder Weir` | `Alder Weir` |", "",
+    ]
+
+
 def _training_section() -> list[str]:
     return [
         "## Training with RLVR (verl, TRL)", "",
         "`timelyqa export verl RELEASE --out DIR` and `timelyqa export trl RELEASE --out DIR` write "
-        "`DIR/train.parquet` from the train split. Each prompt states the `as_of` date and asks for the answer "
-        "inside `<answer></answer>`. verl rows have verl's five columns, with `reward_model.ground_truth` "
-        '`{"target": [answer, *aliases]}`; TRL rows have a conversational `prompt` plus `answer` and '
-        "`answer_aliases`. The rewards in `timelyqa.rewards` (standard library only) score exact match of the "
-        "last `<answer>` after SQuAD normalisation against the answer and every alias, numbers and dates by "
-        "value; an empty answer scores 0; `compute_score_f1` and `answer_f1_reward` give token F1.", "",
+        "`DIR/train.parquet` from the train split; a live question (no fixed answer) is never a training row, "
+        "and the command says how many it left out. Each prompt states the time once and asks for the answer, in "
+        "the form its type needs (\"a number in metres\", \"a date\", \"one or more names\"), inside "
+        "`<answer></answer>`. verl rows have verl's five columns, with `reward_model.ground_truth` "
+        '`{"target": [answer, *aliases], "answer_type": ..., "answer_value": {...}}`; TRL rows have a '
+        "conversational `prompt` plus `answer`, `answer_aliases`, `answer_type` and `answer_value`. The reward "
+        "file `timelyqa/rewards.py` needs one package beside the trainer: `pip install pint`. "
+        "`compute_score` and `answer_reward` give the grade (1.0 or 0.0); `compute_score_f1` and "
+        "`answer_f1_reward` give token F1 for names and text.", "",
         "```python", "from datasets import load_dataset",
         "from timelyqa.rewards import answer_reward, compute_score", "",
         "# verl: data.train_files=DIR/train.parquet reward.custom_reward_function.path=path/to/timelyqa/rewards.py "
         "reward.custom_reward_function.name=compute_score",
-        'compute_score("timelyqa/wikidata", "<answer>163,900</answer>", {"target": ["163,900", "163900"]})  # 1.0', "",
+        'compute_score("timelyqa/official_site", "<answer>192 cm</answer>", {"target": ["1.92 m"], '
+        '"answer_type": "quantity", "answer_value": {"number": "1.92", "precision": -2, "unit": "m"}})  # 1.0', "",
         '# TRL: split="train" gives the Dataset GRPOTrainer takes; without it load_dataset returns a DatasetDict',
         'train = load_dataset("parquet", data_files="DIR/train.parquet", split="train")',
         "# GRPOTrainer(model=..., reward_funcs=answer_reward, train_dataset=train)",
-        'answer_reward(["<answer>Tomasz Wielki</answer>"], answer=["Tomasz Wielki"], answer_aliases=[[]])  # [1.0]',
+        'answer_reward(["<answer>Tomasz Wielki</answer>"], answer=["Tomasz Wielki"], answer_aliases=[[]], '
+        'answer_type=["entity"], answer_value=[{}])  # [1.0]',
         "```", "",
     ]
 
@@ -308,6 +337,7 @@ def render_card(manifest: dict[str, Any]) -> str:
         *_funnel_section(manifest),
         *_usage_section(manifest),
         *_changes_section(manifest),
+        *_answers_section(manifest),
         *_training_section(),
         "## Licence", "", f"Per source: {licences}.", "",
     ]

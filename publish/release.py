@@ -19,9 +19,11 @@ from publish.review import (Decisions, ImportResult, human_verified, merge_decis
 from timelyqa.checks import release_version
 from timelyqa.errors import ConfigError
 from timelyqa.files import link_tree, replaced_folder, sha256_file, write_parquet
+from timelyqa.answers import drop_conflicting_aliases
 from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
 from timelyqa.released import Retirement, rechecked_ids, released_rows, retirements
 from timelyqa.record import CANARY, RECORD_SCHEMA, Split
+from timelyqa.rewards import GRADER_VERSION
 from timelyqa.sources import sources as registered
 from timelyqa.split import (RELEASE_SPLITS, SPLIT_RULE, SPLITS, assign_splits, group_key_for, group_key_text,
                             keep_in_train, newest_event_date, split_dates)
@@ -223,7 +225,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
         spec = registered().get(source)
         if spec is not None and spec.released is not None:
             df = spec.released(df)
-        frames[source] = df.sort("id")
+        frames[source] = drop_conflicting_aliases(df).sort("id")
     # A live question (no fixed answer) needs its source's columns to be answered: it stays out of `default`.
     frames[DEFAULT_CONFIG] = pl.concat([df.select(RECORD_SCHEMA.names()).filter(pl.col("answer") != "")
                                         for df in frames.values()], how="vertical").sort(["id", "source"])
@@ -347,6 +349,7 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
         diff = changes(prior[1], release_index(frames), why, refreshed, unchecked) if prior else None
     manifest = {
         "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
+        "grader_version": GRADER_VERSION,
         "previous_version": before, "changes": diff,
         "canary": CANARY, "repo_id": repo_id, "configs": configs, "counts": counts, "files": files,
         "reviews": reviews, "split_rule": SPLIT_RULE, "split_dates": dates, "sources": sources,

@@ -479,9 +479,9 @@ def _export(kind: str, release_dir: Path, out: Path, config: str, split: str) ->
 
     with _one_line_errors():
         _check_paths(out=out)
-        path = (export.export_verl if kind == "verl" else export.export_trl)(release_dir, out, config=config,
-                                                                           split=split)
-    typer.echo(f"{kind} rows in {path}")
+        exported = (export.export_verl if kind == "verl" else export.export_trl)(release_dir, out, config=config,
+                                                                               split=split)
+    typer.echo(f"{kind}: {exported.summary()}")
 
 
 @export_app.command("verl")
