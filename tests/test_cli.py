@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import json
 import os
 import socket
@@ -16,6 +17,7 @@ import datasets
 import polars as pl
 import pytest
 
+from tests import answer_forms
 from tests.mwapi import MediaWikiDouble
 from tests.wikiworld import World, make_world, value_at, write_export
 
@@ -225,8 +227,45 @@ def test_export_commands_write_rows_the_rewards_accept(demo: tuple[Path, subproc
     assert proc.returncode == 0, proc.stderr
     trl = datasets.load_dataset("parquet", data_files=str(tmp_path / "trl" / "test.parquet"), split="train",
                                 cache_dir=str(tmp_path / "cache"))
-    assert answer_reward([f"<answer>{a}</answer>" for a in trl["answer"]], trl["answer"],
-                         trl["answer_aliases"]) == [1.0] * trl.num_rows
+    assert answer_reward([f"<answer>{a}</answer>" for a in trl["answer"]], trl["answer"], trl["answer_aliases"],
+                         trl["answer_type"], trl["answer_value"]) == [1.0] * trl.num_rows
+
+
+def test_every_demo_training_row_grades_its_gold_in_every_other_form_and_a_wrong_value_wrong(
+        demo: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    """As a trainer calls it: the verl export of the train and validation splits, read with datasets, scored by the
+    reward file loaded by path (verl's custom_reward_function) with verl's keywords. Each row's gold written the
+    other ways a prompt-following model writes it scores 1.0; the same forms with a wrong value score 0.0."""
+    release = demo[0]
+    spec = importlib.util.spec_from_file_location("custom_module", ROOT / "timelyqa" / "rewards.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    graded: dict[str, int] = {}
+    for split in ("train", "validation"):
+        proc = timelyqa("export", "verl", release, "--out", tmp_path / split, "--split", split)
+        assert proc.returncode == 0, proc.stderr
+        rows = list(datasets.load_dataset("parquet", data_files=str(tmp_path / split / f"{split}.parquet"),
+                                          split="train", cache_dir=str(tmp_path / "cache")))
+        assert rows
+        others = [r["extra_info"]["answer"] for r in rows]
+        for row in rows:
+            truth = row["reward_model"]["ground_truth"]
+            gold = {"answer": truth["target"][0], "answer_type": truth["answer_type"],
+                    "answer_value": truth["answer_value"]}
+            assert gold["answer_type"] in ("entity", "number", "quantity", "date", "list", "text"), row["extra_info"]
+
+            def score(form: str) -> float:
+                return module.compute_score(data_source=row["data_source"], solution_str=f"<answer>{form}</answer>",
+                                            ground_truth=truth, extra_info=row["extra_info"],
+                                            reward_router_address=None, reward_model_tokenizer=None)
+
+            for form in answer_forms.right_forms(gold):
+                assert score(form) == 1.0, (row["extra_info"]["question"], gold["answer"], form)
+            for form in answer_forms.wrong_forms(gold, others):
+                assert score(form) == 0.0, (row["extra_info"]["question"], gold["answer"], form)
+            graded[gold["answer_type"]] = graded.get(gold["answer_type"], 0) + 1
+    # The demo's training rows span the types a benchmark user meets.
+    assert {"entity", "number", "quantity", "date", "list"} <= set(graded), graded
 
 
 def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.CompletedProcess[str]],
