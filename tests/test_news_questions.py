@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from timelyqa.answers import number
 from timelyqa.errors import SourceContractError
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA, event_id
 from timelyqa.news.questions import (FUNNEL, GENERATOR, TemplateReject, masks, news_record, template_questions)
@@ -183,7 +184,7 @@ def test_every_span_of_a_summary_is_worded_as_a_wh_question_or_a_blank() -> None
     assert [(m.answer, m.question) for m in masks(vote["summary"], vote["date"]) if m.wh] == [
         ("Croatia", "On 12 January 2026: Voters in which country re-elect Zoran Milanović with 74 percent of the vote?"),
         ("74%", "On 12 January 2026: Voters in Croatia re-elect Zoran Milanović with what percentage of the vote?"),
-        ("$5 million", "On 12 January 2026: The World Bank pledges how much money to Malawi?"),
+        ("$5 million", "On 12 January 2026: The World Bank pledges how much money to Malawi, in millions of US dollars?"),
         ("Malawi", "On 12 January 2026: The World Bank pledges $5 million to which country?")]
 
 
@@ -228,7 +229,7 @@ def test_the_record_names_its_article_and_its_event(written: Any) -> None:
 def test_an_archived_copy_is_the_evidence_revision_and_a_pair_that_may_change_is_longitudinal() -> None:
     a = article(QUAKE, "tingri", *TEXTS["tingri"], archive_url="https://archive.ph/Xq1Zb")
     check = Verification(method="article-match", query="126", endpoint=a["url"], result_count=1, passed=True)
-    r = news_record(QUAKE, a, question="q?", answer="126", level="number", generator=GENERATOR, verification=check,
+    r = news_record(QUAKE, a, question="q?", answer=number("126"), level="number", generator=GENERATOR, verification=check,
                     stability="May change within one year")
     assert r.evidence[0].revision == "https://archive.ph/Xq1Zb" and r.split == Split.LONGITUDINAL
 
