@@ -14,8 +14,8 @@ A fact is asked by a noun phrase, in one of three templates:
 A fact whose answer has a unit or a scale says it at the end (`kinds.unit_suffix`): 'what is the tuition fee
 (international) on the "MSc Data Science" page, in pounds?'.
 
-A multi-source question joins two phrases, "what are the <first> and the <second>?"; its answer is the list of the two values
-(shown joined by "; "), graded in either order.
+A multi-source question joins two phrases, "what are the <first> and the <second>?"; its answer is the list of the
+two values (shown joined by "; "), graded in either order.
 """
 
 from __future__ import annotations
