@@ -273,7 +273,7 @@ def test_every_answer_is_stated_in_its_article_and_the_evidence_names_it(world: 
         assert row["question"].startswith((f"On {event['date'].day} {event['date']:%B %Y}: ",
                                            f"In the news of {event['date'].day} {event['date']:%B %Y}, "))
         assert row["outlet"] == article["outlet"] and row["published"] == article["published"]
-        assert row["generator"] == "news_template_v1" and row["split"] is None
+        assert row["generator"] == "news_template_v2" and row["split"] is None
 
 
 def test_ids_are_the_same_on_a_second_run(world: dict[str, Any]) -> None:

@@ -4,15 +4,19 @@ schemas (EVENT_SCHEMA, ARTICLE_SCHEMA), turned into questions whose masked answe
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
+from timelyqa.answers import number
 from timelyqa.errors import SourceContractError
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA, event_id
+from timelyqa.news.portal import read_events
 from timelyqa.news.questions import (FUNNEL, GENERATOR, TemplateReject, masks, news_record, template_questions)
 from timelyqa.record import Split, Verification, record_id
+from timelyqa.rewards import Gold, grade
 
 OUTLET = "http://127.0.0.1:8931"
 FETCHED = datetime(2026, 1, 20, 9, 30, tzinfo=timezone.utc)
@@ -183,7 +187,8 @@ def test_every_span_of_a_summary_is_worded_as_a_wh_question_or_a_blank() -> None
     assert [(m.answer, m.question) for m in masks(vote["summary"], vote["date"]) if m.wh] == [
         ("Croatia", "On 12 January 2026: Voters in which country re-elect Zoran Milanović with 74 percent of the vote?"),
         ("74%", "On 12 January 2026: Voters in Croatia re-elect Zoran Milanović with what percentage of the vote?"),
-        ("$5 million", "On 12 January 2026: The World Bank pledges how much money to Malawi?"),
+        ("$5 million",
+         "On 12 January 2026: The World Bank pledges how much money to Malawi, in millions of US dollars?"),
         ("Malawi", "On 12 January 2026: The World Bank pledges $5 million to which country?")]
 
 
@@ -228,8 +233,8 @@ def test_the_record_names_its_article_and_its_event(written: Any) -> None:
 def test_an_archived_copy_is_the_evidence_revision_and_a_pair_that_may_change_is_longitudinal() -> None:
     a = article(QUAKE, "tingri", *TEXTS["tingri"], archive_url="https://archive.ph/Xq1Zb")
     check = Verification(method="article-match", query="126", endpoint=a["url"], result_count=1, passed=True)
-    r = news_record(QUAKE, a, question="q?", answer="126", level="number", generator=GENERATOR, verification=check,
-                    stability="May change within one year")
+    r = news_record(QUAKE, a, question="q?", answer=number("126"), level="number", generator=GENERATOR,
+                    verification=check, stability="May change within one year")
     assert r.evidence[0].revision == "https://archive.ph/Xq1Zb" and r.split == Split.LONGITUDINAL
 
 
@@ -244,3 +249,72 @@ def test_several_articles_stating_the_answer_are_counted_and_the_first_by_url_is
 def test_frames_missing_a_column_are_refused() -> None:
     with pytest.raises(SourceContractError, match="summary"):
         template_questions(ALL_EVENTS.drop("summary"), ALL_ARTICLES)
+
+
+# ---------------------------------------------------------------- typed answers, on the demo's own portal events
+
+DEMO_PORTAL = Path(__file__).resolve().parent.parent / "data" / "demo" / "news" / "portal.xml"
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, Any]:
+    """The demo's portal events, each with an article that restates its summary (so every span is stated), by the
+    record's question: what `template_questions` asks of them."""
+    events = read_events(DEMO_PORTAL, date(2026, 1, 1), date(2026, 12, 31)).frame
+    arts = pl.DataFrame([article(ev, f"story-{n}", "Story", ev["summary"]) for n, ev in enumerate(events.to_dicts())],
+                        schema=ARTICLE_SCHEMA, orient="row")
+    return {r.event_summary: r for r in template_questions(events, arts).records}
+
+
+def demo_row(demo: dict[str, Any], words: str) -> Any:
+    return next(r for summary, r in demo.items() if words in summary)
+
+
+def score(r: Any, prediction: str) -> float:
+    return grade(prediction, Gold.of(r.answer, r.answer_aliases, r.answer_type, r.answer_value.model_dump()))
+
+
+def test_a_sum_in_millions_of_euros_is_a_quantity_asked_with_its_scale_and_graded_in_any_form(demo: Any) -> None:
+    fee = demo_row(demo, "club-record fee")
+    assert fee.generator == GENERATOR and fee.question.endswith("how much money, in millions of euros?")
+    assert "how many million" not in fee.question
+    assert (fee.answer_type, fee.answer_value.unit, fee.answer_value.scale) == ("quantity", "EUR", 6)
+    assert fee.answer_value.number == "18000000"
+    for form in ("18", "18 million", "€18 million", "18,000,000 euros", "EUR 18,000,000", "€18m"):
+        assert score(fee, form) == 1.0, form
+    for wrong in ("19", "17 million euros", "18 billion euros", "£18 million", "18 thousand euros"):
+        assert score(fee, wrong) == 0.0, wrong
+    budget = demo_row(demo, "approves a budget")
+    assert budget.question.endswith(", in billions of euros?") and budget.answer_value.scale == 9
+    assert [score(budget, p) for p in ("1.2", "1,200,000,000 euros", "€1.2bn", "1.3", "1.2 million euros")] == \
+        [1, 1, 1, 0, 0]
+
+
+def test_a_count_is_a_number_a_percentage_a_quantity_and_a_name_an_entity(demo: Any) -> None:
+    residents = demo_row(demo, "residents")
+    assert (residents.answer_type, residents.answer_value.number, residents.answer_value.unit) == \
+        ("number", "3400", None)
+    assert [score(residents, p) for p in ("3400", "3,400", "3 400", "3,401", "340")] == [1, 1, 1, 0, 0]
+    vote = demo_row(demo, "percent of the vote")
+    assert "what percentage" in vote.question and not vote.question.endswith("in percent?")  # it says so already
+    assert (vote.answer_type, vote.answer_value.unit, vote.answer_value.number) == ("quantity", "%", "54")
+    assert [score(vote, p) for p in ("54", "54%", "54 percent", "55%", "0.54")] == [1, 1, 1, 0, 0]
+    names = [r for r in demo.values() if r.level == "entity"]
+    assert names and all(r.answer_type == "entity" for r in names)
+    assert all(score(r, r.answer.lower() + ".") == 1.0 and score(r, "Valmora") == 0.0 for r in names)
+
+
+def test_every_number_span_is_typed_and_no_row_of_the_template_is_left_text(demo: Any) -> None:
+    assert demo and {r.answer_type for r in demo.values()} <= {"entity", "number", "quantity", "date"}
+    assert all(r.answer_type != "number" or r.answer_value.number for r in demo.values())
+
+
+def test_a_date_span_is_a_date_and_a_day_without_its_year_is_text() -> None:
+    on = [m for m in masks("The treaty is signed on 3 March 2026 in Lisbon.", date(2026, 3, 4)) if m.level == "date"]
+    assert on and on[0].question.endswith("on what date in Lisbon?")
+    gold = on[0].answer_fields()
+    assert (gold.type, gold.value.date) == ("date", "2026-03-03")
+    row = Gold.of(gold.answer, gold.aliases, gold.type, gold.value.model_dump())
+    assert [grade(p, row) for p in ("2026-03-03", "March 3, 2026", "3 March", "2 March 2026")] == [1, 1, 0, 0]
+    no_year = [m for m in masks("The treaty is signed on March 3 in Lisbon.", date(2026, 3, 4)) if m.level == "date"]
+    assert no_year and no_year[0].answer_fields().type == "text"

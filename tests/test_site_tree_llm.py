@@ -26,6 +26,7 @@ from tests.test_site_tree_questions import BASE, crawl
 from timelyqa.llm.check import Models
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
+from timelyqa.rewards import Gold, grade
 from timelyqa.site_tree import pipeline
 from timelyqa.site_tree.candidates import trim
 from timelyqa.site_tree.llm import SiteLLMWriter
@@ -152,14 +153,21 @@ def test_every_page_and_pair_ends_as_its_script_calls_for(crawl_dir: Path, serve
     assert outcomes(tmp_path) == EXPECTED
     rows = {r["type"]: r for r in pl.read_parquet(tmp_path / "questions.parquet").iter_rows(named=True)}
     single, multi = rows["single_source"], rows["multi_source"]
-    assert (single["question"], single["answer"]) == (
-        "How much prize money comes with the award that Nordlicht Data sponsors?", "EUR 1,000")
+    # the answer is the whole of the page's fact "Prize", a sum: typed as a quantity in euros, and the question,
+    # as verified, then says the unit (the verification names the question the checker judged)
+    written = "How much prize money comes with the award that Nordlicht Data sponsors?"
+    assert (single["question"], single["answer"]) == (written[:-1] + ", in euros?", "EUR 1,000")
+    assert (single["answer_type"], single["answer_value"]["unit"], single["answer_value"]["number"]) == \
+        ("quantity", "EUR", "1000")
+    gold = Gold.of(single["answer"], single["answer_aliases"], single["answer_type"], single["answer_value"])
+    assert [grade(p, gold) for p in ("1000", "€1,000", "1,000 euros", "900", "£1,000")] == [1, 1, 1, 0, 0]
+    assert multi["answer_type"] == "text"  # prose the writer composed from two pages: no fact says its kind
     assert single["generator"] == "webwalker_single_source_qa_writer_v1+llm:writer-7b"
     assert single["golden_path"] == [[f"{BASE}/", f"{BASE}/sponsors", f"{BASE}/awards"]]
     assert single["difficulty"] == "easy" and single["domain"] == "conference"
     assert json.loads(single["facts"]) == [{"url": f"{BASE}/awards", "label": "Prize", "value": "EUR 1,000"}]
     assert single["verification"] == {"method": "llm-verify:independent", "endpoint": "llm:checker-8b",
-                                      "query": f"webwalker_single_source_verifier_v1: {single['question']}",
+                                      "query": f"webwalker_single_source_verifier_v1: {written}",
                                       "result_count": 1, "passed": True}
     assert multi["generator"] == "webwalker_multi_source_qa_writer_v1+llm:writer-7b"
     assert multi["source_urls"] == [BASE + SESSION2, BASE + CAL04] and multi["difficulty"] == "hard"
@@ -220,7 +228,7 @@ def test_a_writer_verifying_itself_is_recorded_as_same_model(crawl_dir: Path,
 def test_the_template_generator_stays_the_default_and_calls_no_model(crawl_dir: Path, tmp_path: Path) -> None:
     manifest = pipeline.run(crawl_dir, tmp_path)
     assert manifest.settings["generator"] == "template" and "llm_calls" not in manifest.usage
-    assert manifest.generators == ["site_tree_multi_template_v1", "site_tree_single_template_v1"]
+    assert manifest.generators == ["site_tree_multi_template_v2", "site_tree_single_template_v2"]
     assert "questions_written" not in manifest.counts
 
 

@@ -1,6 +1,6 @@
 """Template questions from portal events (offline, deterministic), and the news record any generator builds.
 
-`news_template_v1` masks one named entity, number or date of an event's summary sentence into a question that names
+`news_template_v2` masks one named entity, number or date of an event's summary sentence into a question that names
 the event's day, and keeps it only when an article of the event states the masked answer (`sub_match`, normalised,
 on word boundaries). A span is worded in one of two forms:
 
@@ -12,6 +12,13 @@ on word boundaries). A span is worded in one of two forms:
 - otherwise a fill-in-the-blank form: 'In the news of 5 January 2026, "A magnitude ___ earthquake strikes Tingri
   County." What number fills the blank?'
 
+The span sets the answer's type (`timelyqa.answers`): a name is an entity; a date a date (a day without its year,
+"March 5", is text); a count ("3,400 residents") or a bare number a number, with its scale word ("1.2 billion");
+a percentage a quantity in percent; a sum of money, by its sign or its currency noun ("€18 million", "18 million
+euros"), a quantity in that currency, asked "how much money" with the unit and scale at the end: "... for a
+club-record fee of how much money, in millions of euros?" (v1 asked "for how many million euros?" and kept "18
+million" as the answer, so "18" and "€18 million" were graded wrong).
+
 Each event's spans are tried wh-forms first, then blanks, each group in a seeded stable order; the first span that
 passes every rule is the event's question, the ones tried before it are dropped with their reason.
 """
@@ -20,13 +27,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Any, NamedTuple
 
 import polars as pl
 
+from timelyqa.answers import NotTyped, Typed, date as date_answer, entity, number, quantity, text, unit_phrase
 from timelyqa.errors import SourceContractError
 from timelyqa.llm.check import normalize, sub_match
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
@@ -36,7 +44,8 @@ from timelyqa.record import Evidence, Split, Verification, record_id
 from timelyqa.site_tree.tree import seeded_key
 from timelyqa.stages import Dropped
 
-GENERATOR = "news_template_v1"
+GENERATOR = "news_template_v2"
+"""v2: typed answers (the span's kind), money asked "how much money, in <scale>s of <currency>"."""
 STABLE = STABILITY[0]
 """'Unlikely to change over time': the template's answers are facts of a past day."""
 FUNNEL = ("events_read", "events_with_articles", "candidates", "candidates_tried", "candidates_not_tried",
@@ -80,6 +89,8 @@ _RE_NUMBER = re.compile(r"(?<![\w.,-])(?P<cur>[$€£])?(?P<num>\d{1,3}(?:,\d{3}
                         r"(?P<scale> (?:thousand|million|billion|trillion))?(?!\w)"
                         r"(?P<pct>%| percent| per cent)?(?: (?P<noun>[a-z]{3,}))?")
 _RE_NAME = re.compile(rf"(?<![\w-]){_WORD}(?:(?: of(?: the)?| and| de| for)? {_WORD})*")
+_MONEY_NOUNS = frozenset({"euros", "dollars", "pounds", "yen", "francs", "rupees"})
+"""Currency nouns after a number: "18 million euros" is a sum of money, not a count of euros."""
 _COUNT_NOUNS = frozenset({"people", "children", "men", "women", "police", "personnel", "staff"})
 _OPENERS = frozenset({"the", "a", "an", "in", "on", "at", "after", "during", "following", "amid", "as", "two",
                       "three", "several", "many", "some", "about", "since", "until", "over", "more"})
@@ -110,10 +121,17 @@ class Masked:
     """One span of a summary asked as a question: its answer, its kind (the record's `level`) and its wording."""
 
     answer: str
+    """The span as the sentence writes it ("18 million"): what an article must state."""
     level: str
     question: str
     wh: bool
     """True for a wh-question, False for the fill-in-the-blank form."""
+    typed: Typed | None = None
+    """The answer as the record carries it, typed by the span's kind ("18 million euros", quantity EUR, scale 6);
+    None for text built from `answer`."""
+
+    def answer_fields(self) -> Typed:
+        return self.typed or text(self.answer)
 
 
 def day_words(day: date) -> str:
@@ -128,22 +146,29 @@ def masks(summary: str, day: date) -> list[Masked]:
     for sentence in _SENTENCE.split(" ".join(summary.split())):
         sentence = sentence.strip().rstrip(".!?;:").strip()
         taken: list[tuple[int, int]] = []
-        for start, end, answer, level, wh in _spans(sentence):
+        for start, end, answer, level, wh, typed in _spans(sentence):
             if any(start < e and s < end for s, e in taken) and wh is None and level == "entity":
                 continue  # a capitalised run that a country or a titled person already covers
             taken.append((start, end))
-            question = _wh(sentence, start, end, wh, day) if wh else _blank(sentence, start, end, level, day)
-            out.setdefault(question, Masked(answer, level, question, wh is not None))
+            # a wh-question says the unit or scale a money answer has ("how much money, in millions of euros");
+            # "what percentage" and "how many million people" say theirs, and a blank leaves the sentence's own
+            unit = unit_phrase(typed.value) if wh == "how much money" else ""
+            question = (_wh(sentence, start, end, wh, day, unit) if wh
+                        else _blank(sentence, start, end, level, day))
+            out.setdefault(question, Masked(answer, level, question, wh is not None, typed))
     return list(out.values())
 
 
-def _spans(s: str) -> list[tuple[int, int, str, str, str | None]]:
-    """(start, end, answer, level, wh-phrase or None) of every maskable span, wh-able ones first."""
-    spans: list[tuple[int, int, str, str, str | None]] = []
+Span = tuple[int, int, str, str, str | None, Typed]
+
+
+def _spans(s: str) -> list[Span]:
+    """(start, end, answer, level, wh-phrase or None, typed answer) of every maskable span, wh-able ones first."""
+    spans: list[Span] = []
     for m in _RE_TITLED.finditer(s):
         title = m["title"][0].lower() + m["title"][1:] if m["title"].split()[0] in {"Former", "Acting",
                                                                                     "Incumbent"} else m["title"]
-        spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}"))
+        spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}", entity(m["ans"])))
     for m in _RE_COUNTRY.finditer(s):
         before = s[: m.start()].split()
         if _capital_neighbour(s, None if m["pos"] else m.end(), before):
@@ -151,19 +176,19 @@ def _spans(s: str) -> list[tuple[int, int, str, str, str | None]]:
         # "Tingri County, Tibet, China": "Tibet, which country" reads badly, a blank does not
         listed = bool(before) and before[-1].endswith(",") and before[-1][:1].isupper()
         wh = None if listed else "which country" + ("'s" if m["pos"] else "")
-        spans.append((m.start(), m.end() if wh else m.end("ans"), m["ans"], "entity", wh))
+        spans.append((m.start(), m.end() if wh else m.end("ans"), m["ans"], "entity", wh, entity(m["ans"])))
     dates = []
     for m in _RE_DATE.finditer(s):
         dates.append((m.start(), m.end()))
         lead = s[: m.start()].split()[-1:]
         wh = ("what month" if lead in (["in"], ["since"]) else None) if m["month"] else (
             "what date" if lead == ["on"] else None)
-        spans.append((m.start(), m.end(), m["ans"], "date", wh))
+        spans.append((m.start(), m.end(), m["ans"], "date", wh, _date(m["ans"])))
     for m in _RE_YEAR.finditer(s):
         if not any(a <= m.start() < b for a, b in dates):
             lead = s[: m.start()].split()[-1:]
             spans.append((m.start(), m.end(), m["ans"], "date",
-                          "what year" if lead in (["in"], ["since"], ["until"], ["by"]) else None))
+                          "what year" if lead in (["in"], ["since"], ["until"], ["by"]) else None, _date(m["ans"])))
     for m in _RE_NUMBER.finditer(s):
         if any(a <= m.start("num") < b for a, b in dates) or _RE_YEAR.fullmatch(m["num"] or ""):
             continue
@@ -177,21 +202,43 @@ def _spans(s: str) -> list[tuple[int, int, str, str, str | None]]:
         while words and words[0] in _NOT_NAMES:
             start, words = start + len(words[0]) + 1, words[1:]
         if words and not all(w in _NOT_NAMES or w.lower() in {"of", "the", "and", "de", "for"} for w in words):
-            spans.append((start, m.end(), s[start:m.end()].rstrip(".'’"), "entity", None))
+            name = s[start:m.end()].rstrip(".'’")
+            spans.append((start, m.end(), name, "entity", None, entity(name)))
     return sorted(spans, key=lambda sp: (sp[4] is None, sp[0]))
 
 
-def _number(s: str, m: re.Match[str]) -> tuple[int, int, str, str, str | None]:
-    """A count, a sum of money or a percentage asked by its wh-phrase; any other number by a blank."""
+def _or_text(build: Callable[[str], Typed], span: str) -> Typed:
+    """The span typed by its kind; text when the builder cannot read it as one (the row is kept, graded by words)."""
+    try:
+        return build(span)
+    except NotTyped:
+        return text(span)
+
+
+def _date(span: str) -> Typed:
+    """A date span typed as a date; a day without its year ("March 5") is text: the span does not say the year,
+    and the event's day may lie in the next one."""
+    return _or_text(date_answer, span)
+
+
+def _number(s: str, m: re.Match[str]) -> Span:
+    """A count, a sum of money or a percentage asked by its wh-phrase; any other number by a blank. A sum by its
+    sign ("€18 million") or its currency noun ("18 million euros") is a quantity in that currency, a percentage
+    one in percent, a count or any other number a number (with its scale word)."""
     answer = f"{m['cur'] or ''}{m['num']}{m['scale'] or ''}"
     noun, lead = m["noun"], s[: m.start()].split()[-1:]
+    number_end = m.end("scale") if m["scale"] else m.end("num")
     if m["cur"]:
-        return m.start(), m.end("scale") if m["scale"] else m.end("num"), answer, "number", "how much money"
+        return m.start(), number_end, answer, "number", "how much money", _or_text(quantity, answer)
     if m["pct"]:
-        return m.start(), m.end("pct"), answer + "%", "number", "what percentage"
+        return m.start(), m.end("pct"), answer + "%", "number", "what percentage", _or_text(quantity, answer + "%")
+    if noun in _MONEY_NOUNS and lead != ["the"]:
+        money = _or_text(quantity, f"{answer} {noun}")
+        return m.start(), m.end("noun"), answer, "number", "how much money", money
     if noun and lead != ["the"] and (noun.endswith("s") or noun in _COUNT_NOUNS) and not noun.endswith("ss"):
-        return m.start(), m.end("noun"), answer, "number", f"how many{m['scale'] or ''} {noun}"
-    return m.start(), m.end("scale") if m["scale"] else m.end("num"), answer, "number", None
+        wh = f"how many{m['scale'] or ''} {noun}"
+        return m.start(), m.end("noun"), answer, "number", wh, _or_text(number, answer)
+    return m.start(), number_end, answer, "number", None, _or_text(number, answer)
 
 
 def _capital_neighbour(s: str, end: int | None, before: list[str]) -> bool:
@@ -204,8 +251,8 @@ def _capital_neighbour(s: str, end: int | None, before: list[str]) -> bool:
     return len(before) > 1 and before[-1][:1].isupper() and not before[-1].endswith(",")
 
 
-def _wh(s: str, start: int, end: int, wh: str, day: date) -> str:
-    body = f"{s[:start]}{wh}{s[end:]}"
+def _wh(s: str, start: int, end: int, wh: str, day: date, unit: str = "") -> str:
+    body = f"{s[:start]}{wh}{s[end:]}" + (f", {unit}" if unit else "")
     return f"On {day_words(day)}: {body[:1].upper()}{body[1:]}?"
 
 
@@ -280,8 +327,9 @@ def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen
         article = stating[0]
         verification = Verification(method="article-match", query=m.answer, endpoint=article["url"],
                                     result_count=len(stating), passed=True)
-        out.records.append(news_record(event, article, question=m.question, answer=m.answer, level=m.level,
-                                       generator=GENERATOR, verification=verification, stability=STABLE))
+        out.records.append(news_record(event, article, question=m.question, answer=m.answer_fields(),
+                                       level=m.level, generator=GENERATOR, verification=verification,
+                                       stability=STABLE))
         out.counts["questions_written"] += 1
         return
 
@@ -290,10 +338,10 @@ def _event_item(event: Mapping[str, Any]) -> dict[str, Any]:
     return {"event_id": event["event_id"], "date": str(event["date"]), "summary": event["summary"]}
 
 
-def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, question: str, answer: str, level: str,
-                generator: str, verification: Verification, stability: str,
-                aliases: Sequence[str] = ()) -> NewsRecord:
-    """The record of a question about `event` answered in `article` (rows of EVENT_SCHEMA and ARTICLE_SCHEMA).
+def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, question: str, answer: Typed, level: str,
+                generator: str, verification: Verification, stability: str) -> NewsRecord:
+    """The record of a question about `event` answered in `article` (rows of EVENT_SCHEMA and ARTICLE_SCHEMA), with
+    the typed `answer` (`timelyqa.answers`).
 
     Rows judged likely to change (any stability but the first of STABILITY) go to the `longitudinal` split; the
     others are split later by the event's date."""
@@ -305,8 +353,8 @@ def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, questio
                         revision=article.get("archive_url") or None, fetched_at=fetched,
                         sha256=article.get("sha256"))
     return NewsRecord(
-        id=record_id("news", event["event_id"], question, answer), question=question, answer=answer,
-        answer_aliases=list(aliases), source="news", level=level, event_date=event["date"], as_of=as_of,
+        id=record_id("news", event["event_id"], question, answer.answer), question=question, **answer.fields(),
+        source="news", level=level, event_date=event["date"], as_of=as_of,
         split=None if stability == STABLE else Split.LONGITUDINAL, evidence=[evidence], verification=verification,
         generator=generator, event_id=event["event_id"], event_summary=event["summary"],
         category=event["category"], topic=event.get("topic"), article_url=article["url"],

@@ -23,10 +23,12 @@ from typing import Any
 
 import polars as pl
 
+from timelyqa.answers import Typed, text, unit_phrase
 from timelyqa.llm.check import sub_match
 from timelyqa.reasons import Reason
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.site_tree.evidence import SOURCE, facts_json, fetched
+from timelyqa.site_tree.kinds import fact_answer, unit_suffix
 from timelyqa.site_tree.pairs import in_turn, page_pairs
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.tree import MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, norm, seeded_key
@@ -138,10 +140,21 @@ def _root(rows: list[dict[str, Any]], out: Chosen, *, seed: int, pages_per_root:
                                         document(pages[first], page_chars), document(pages[second], page_chars)))
 
 
+def llm_answer(answer: str, holding: list[Located]) -> Typed:
+    """The writer's answer typed by the page's fact it is the whole value of (the label knows its kind, `kinds`);
+    an answer in prose, or one that several facts hold, is text: the writer says nothing of its answer's type."""
+    whole = {(f.label, f.value, f.kind) for f in holding if norm(f.value) == norm(answer)}
+    if len(whole) != 1:
+        return text(answer)
+    label, _, kind = whole.pop()
+    return fact_answer(label, answer, cell=kind == "table" and " for " in label)
+
+
 def page_record(c: Candidate, *, question: str, answer: str, generator: str, verification: Verification,
                 pages: Mapping[str, Mapping[str, Any]], paths: Mapping[str, list[str]], domain: str, language: str
                 ) -> SiteTreeRecord:
-    """The record of a kept question on the candidate's pages (the crawl's rows in `pages`).
+    """The record of a kept question on the candidate's pages (the crawl's rows in `pages`), its answer typed by
+    `llm_answer` and the question then saying the answer's unit when the writer did not (", in pounds?").
 
     Its `facts` are the pages' labelled values that hold the answer, for a later crawl to re-check (none when the
     answer stands in prose); its id hangs on the pages, the question and the answer."""
@@ -150,9 +163,12 @@ def page_record(c: Candidate, *, question: str, answer: str, generator: str, ver
     holding = [Located(c.root_url, url, row["depth"], f["label"], f["value"], f["kind"], "")
                for url, row in zip(c.urls, rows, strict=True) for f in row.get("facts") or ()
                if sub_match(f["value"], answer)]
+    typed = llm_answer(answer, holding)
+    if (unit := unit_suffix(typed)) and unit_phrase(typed.value).split()[-1] not in question.casefold():
+        question = f"{question.rstrip(' ?')}{unit}?"
     return SiteTreeRecord(
         id=record_id(SOURCE, c.root_url, c.type, *c.urls, norm(question), norm(answer)), question=question,
-        answer=answer, source=SOURCE, level=c.difficulty, event_date=when.date(), as_of=when,
+        **typed.fields(), source=SOURCE, level=c.difficulty, event_date=when.date(), as_of=when,
         evidence=[Evidence(url=url, title=row.get("title") or url, fetched_at=fetched(row["fetched_at"]),
                            sha256=row.get("sha256")) for url, row in zip(c.urls, rows, strict=True)],
         verification=verification, generator=generator, root_url=c.root_url, source_urls=list(c.urls),

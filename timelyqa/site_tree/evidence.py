@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from timelyqa.answers import Typed
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.site_tree.facts import extract_facts
 from timelyqa.site_tree.record import SiteTreeRecord
@@ -44,10 +45,11 @@ def facts_json(facts: Sequence[Located]) -> str:
     return json.dumps([{"url": f.url, "label": f.label, "value": f.value} for f in facts], ensure_ascii=False)
 
 
-def make_record(facts: Sequence[Located], *, question: str, answer: str, aliases: list[str], type: str,
+def make_record(facts: Sequence[Located], *, question: str, answer: Typed, type: str,
                 difficulty: str, generator: str, pages: Mapping[str, Mapping[str, Any]],
                 paths: Mapping[str, list[str]], domain: str, language: str) -> SiteTreeRecord:
-    """A record from the facts (one per source page) that answer `question`; the pages are the crawl's rows."""
+    """A record from the facts (one per source page) that answer `question` with the typed `answer`; the pages are
+    the crawl's rows."""
     root = facts[0].root
     rows = [pages[f.url] for f in facts]
     when = max(t for row in rows if (t := fetched(row["fetched_at"])) is not None)
@@ -55,7 +57,7 @@ def make_record(facts: Sequence[Located], *, question: str, answer: str, aliases
     defining = sorted(f"{f.url}\x1e{f.label}\x1e{f.value}" for f in facts)
     locations = [{"url": f.url, "label": f.label, "kind": f.kind} for f in facts]
     return SiteTreeRecord(
-        id=record_id(SOURCE, root, type, *defining), question=question, answer=answer, answer_aliases=aliases,
+        id=record_id(SOURCE, root, type, *defining), question=question, **answer.fields(),
         source=SOURCE, level=difficulty, event_date=when.date(), as_of=when,
         evidence=[Evidence(url=f.url, title=row.get("title") or f.subject, fetched_at=fetched(row["fetched_at"]),
                            sha256=row.get("sha256")) for f, row in zip(facts, rows, strict=True)],

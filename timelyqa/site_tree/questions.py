@@ -16,12 +16,14 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
+from timelyqa.answers import listing
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.reasons import Reason
 from timelyqa.site_tree.evidence import make_record, refound
+from timelyqa.site_tree.kinds import fact_answer, unit_suffix
 from timelyqa.site_tree.pairs import choose_pairs
 from timelyqa.site_tree.record import DOMAINS, SiteTreeRecord
-from timelyqa.site_tree.templates import multi_question, phrase, self_explanatory, single_question
+from timelyqa.site_tree.templates import is_cell, multi_question, phrase, self_explanatory, single_question
 from timelyqa.site_tree.tree import (MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, golden_path, norm, seeded_key,
                                      site_name, subject)
 from timelyqa.stages import Dropped
@@ -29,8 +31,10 @@ from timelyqa.stages import Dropped
 __all__ = ["FUNNEL", "MULTI_GENERATOR", "SINGLE_GENERATOR", "QuestionReject", "Written", "golden_path",
            "write_questions"]
 
-SINGLE_GENERATOR = "site_tree_single_template_v1"
-MULTI_GENERATOR = "site_tree_multi_template_v1"
+SINGLE_GENERATOR = "site_tree_single_template_v2"
+"""v2: the answer typed by its fact's label (`kinds`), and a unit or scale said in the question ("..., in pounds?")."""
+MULTI_GENERATOR = "site_tree_multi_template_v2"
+"""v2: the answer a list of the two facts (graded as a set in any order), no reversed alias of its own."""
 FUNNEL = ("pages_read", "pages_failed", "pages_with_facts", "facts_found", "facts_eligible", "facts_not_chosen",
           "single_candidates", "multi_pairs_possible", "multi_candidates")
 """The counts `write_questions` returns, in funnel order (the kept questions follow them)."""
@@ -143,12 +147,13 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
     common = {"pages": pages, "paths": paths, "domain": domain, "language": language}
     for f in chosen:
         out.counts["single_candidates"] += 1
-        question = single_question(site, f)
+        answer = fact_answer(f.label, f.value, cell=is_cell(f))
+        question = single_question(site, f, unit_suffix(answer))
         if reason := single_reject(f, question, seen):
             out.rejected.append(Dropped({**f.item(), "question": question}, reason, f"depth {f.depth}: {question}"))
             continue
         seen.add(question)
-        out.records.append(make_record([f], question=question, answer=f.value, aliases=[], type="single_source",
+        out.records.append(make_record([f], question=question, answer=answer, type="single_source",
                                        difficulty=SINGLE_DEPTHS[f.depth], generator=SINGLE_GENERATOR, **common))
     pairs, possible = choose_pairs([f for f in chosen if f.depth in MULTI_DEPTHS], paths, seed=seed,
                                    limit=pairs_per_root)
@@ -163,8 +168,10 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
             out.rejected.append(Dropped(item, reason, f"depths {a.depth}+{b.depth}: {question}"))
             continue
         seen.add(question)
-        out.records.append(make_record([a, b], question=question, answer=f"{a.value}; {b.value}",
-                                       aliases=[f"{b.value}; {a.value}"], type="multi_source",
+        # Two facts asked together: a list of their values, each as the page writes it. The question says no unit,
+        # since the grader compares a list's items as text ("£26,900" is an item, not a sum to convert).
+        out.records.append(make_record([a, b], question=question, answer=listing([a.value, b.value]),
+                                       type="multi_source",
                                        difficulty=pair.difficulty, generator=MULTI_GENERATOR, **common))
 
 

@@ -11,8 +11,11 @@ A fact is asked by a noun phrase, in one of three templates:
 - a cell of a table with a header row ("<column> for <row>"):
   'On the WebQA 2026 website, what is the "Student" value for Late on the "Registration" page?'
 
-A multi-source question joins two phrases, "what are the <first> and the <second>?"; its answer is the two values
-joined by "; ", the reverse order an alias.
+A fact whose answer has a unit or a scale says it at the end (`kinds.unit_suffix`): 'what is the tuition fee
+(international) on the "MSc Data Science" page, in pounds?'.
+
+A multi-source question joins two phrases, "what are the <first> and the <second>?"; its answer is the list of the
+two values (shown joined by "; "), graded in either order.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from timelyqa.site_tree.tree import Located
 def phrase(fact: Located, *, self_explanatory: bool) -> str:
     """The noun phrase a question asks the fact by (the templates are in the module's docstring)."""
     page = f'on the "{fact.subject}" page'
-    if _is_cell(fact):
+    if is_cell(fact):
         column, row = fact.label.split(" for ", 1)
         return f'"{column}" value for {row} {page}'
     if _participle(fact.label):  # "Posted", "Last updated": no noun to say "the ..." of
@@ -40,16 +43,17 @@ def self_explanatory(label: str, values_on_site: set[str]) -> bool:
     return sum(w.isalpha() for w in re.split(r"[\s-]+", label)) >= 2 and len(values_on_site) == 1
 
 
-def single_question(site: str, fact: Located) -> str:
-    plural = not _is_cell(fact) and not _participle(fact.label) and _plural(fact.label)
-    return f"On the {site} website, what {'are' if plural else 'is'} the {fact.phrase}?"
+def single_question(site: str, fact: Located, unit: str = "") -> str:
+    """`unit` is what the question says of the answer's unit or scale (", in pounds"), or ""."""
+    plural = not is_cell(fact) and not _participle(fact.label) and _plural(fact.label)
+    return f"On the {site} website, what {'are' if plural else 'is'} the {fact.phrase}{unit}?"
 
 
 def multi_question(site: str, first: str, second: str) -> str:
     return f"On the {site} website, what are the {first} and the {second}?"
 
 
-def _is_cell(fact: Located) -> bool:
+def is_cell(fact: Located) -> bool:
     return fact.kind == "table" and " for " in fact.label
 
 
