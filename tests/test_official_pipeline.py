@@ -294,6 +294,11 @@ def build(catalog: Catalog, state: Path, out: Path) -> tuple[dict[str, Any], pl.
             pl.read_parquet(out / "rejected.parquet"))
 
 
+def said(recipe: Recipe) -> str:
+    """The question a row asks: the recipe's, saying the unit of a river level (these recipes' questions omit it)."""
+    return recipe.question.removesuffix("?") + ", in metres?" if recipe.unit == "m" else recipe.question
+
+
 def ok_clocks(recipe: str) -> list[datetime]:
     """The checks at which a recipe resolved, from the switches alone."""
     down = {"cpi-workday": "stats.layout"}.get(recipe, "gauges.down")
@@ -330,8 +335,10 @@ def test_build_gives_one_snapshot_a_day_in_the_recipes_zone_with_its_clock_dates
         for row, clock in zip(rows.iter_rows(named=True), firsts.values()):
             answer, pages = truth_of(by_id[row["recipe_id"]], clock)
             local = clock.astimezone(ZoneInfo(recipe.timezone))
-            assert row["question"] == f"Current time: {local:%Y-%m-%d %H:%M} ({recipe.timezone}). {recipe.question}"
+            assert row["question"] == f"Current time: {local:%Y-%m-%d %H:%M} ({recipe.timezone}). {said(recipe)}"
             assert row["answer"] == answer and row["value"] == float(answer.split()[0])
+            assert row["answer_value"]["number"] == answer.split()[0], "the typed value is the answer's"
+            assert row["answer_type"] == ("quantity" if recipe.unit else "number")
             assert [e["sha256"] for e in row["evidence"]] == [sha(p) for p in pages]
             assert row["level"] == recipe.level and row["family"] == (recipe.base or recipe.id)
     # The Los Angeles recipe: C1 and C2 are both the 12th there, so one row; London's recipes have two.
@@ -354,7 +361,8 @@ def test_build_gives_a_live_row_per_healthy_recipe_and_rejects_failures_and_the_
     by_id = {r.id: r for r in history.catalog.recipes}
     for row in live.iter_rows(named=True):
         recipe = by_id[row["recipe_id"]]
-        assert row["answer"] == "" and row["question"] == recipe.question and row["dates"] == "{}"
+        assert row["answer"] == "" and row["question"] == said(recipe) and row["dates"] == "{}"
+        assert (row["answer_type"], row["answer_value"]["unit"]) == ("quantity", "m"), "the form it will take"
         assert parse_recipe(row["recipe"], name="row") == recipe, "the shipped recipe is the one that was checked"
         assert row["as_of"] == C6 and row["evidence"][0]["sha256"] is not None
     event = dict(live.select("recipe_id", "event_date").iter_rows())

@@ -189,6 +189,20 @@ def test_a_proposal_that_reads_no_valid_value_live_is_held(broken) -> None:
     assert "value_invalid" in verdict.detail and "provisional" in verdict.detail
 
 
+def test_a_proposal_that_reads_the_same_text_as_another_type_is_held() -> None:
+    # a recipe without round or unit: a text type is valid for it, and reads the very text the number gave
+    plain = Recipe.model_validate({k: v for k, v in RECIPE.items() if k not in ("round", "unit", "valid")})
+    good, live = gauge_page(GOOD_DAY, "a"), gauge_page(LIVE_DAY, "b")
+    as_text = Extract.model_validate(extract_of(**BOTH_LAYOUTS, type="text"))
+    as_number = Extract.model_validate(extract_of(**BOTH_LAYOUTS))
+    shown = f"{level(GOOD_DAY):.2f}".rstrip("0").rstrip(".")
+    verdict = judge(plain, as_text, good_pages=[good], good_answer=shown, live_pages=[live])
+    assert (verdict.status, verdict.reason) == ("held", RepairHeld.TYPE_CHANGED)
+    assert verdict.detail == "the answer would be of type text, not number"
+    kept = judge(plain, as_number, good_pages=[good], good_answer=shown, live_pages=[live])
+    assert kept.status == "accepted", kept.detail
+
+
 def test_a_reply_that_is_not_json_is_held_and_logged_without_a_recipe(model, broken, tmp_path: Path) -> None:
     server, llm = model
     recipe, store, good, live_sha, failure = broken

@@ -14,6 +14,8 @@ from timelyqa.official.reasons import Failure
 from timelyqa.official.recipe import Extract, Kind, Recipe, answer_kind
 
 Typed = float | int | date | str
+LIST_SEPARATOR = "; "
+"""Between the items of a list answer, and the values of a text join, in the answer text."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ def _format(value: object, kind: str, digits: int | None = None) -> str:
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, list):
-        return "; ".join(value)
+        return LIST_SEPARATOR.join(value)
     if kind == "number" and isinstance(value, float):
         return f"{value:.{digits}f}" if digits is not None else _shortest(value)
     return str(value)
@@ -143,7 +145,7 @@ def _combine(recipe: Recipe, values: list[Typed]) -> object:
     if how == "count":
         return len(values)
     if how == "join":
-        return [str(v) for v in values] if kind == "list" else "; ".join(_format(v, kind) for v in values)
+        return [str(v) for v in values] if kind == "list" else LIST_SEPARATOR.join(_format(v, kind) for v in values)
     if how == "first":
         return values[0]
     if how == "last":

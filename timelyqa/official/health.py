@@ -43,7 +43,7 @@ def check(recipes: Sequence[Recipe], clocks: Sequence[datetime], state: Path, *,
     for (at,), part in answers.group_by("at", maintain_order=True):
         path = answers_dir(state) / f"{at:%Y%m%dT%H%M%SZ}.parquet"
         if path.is_file():  # a clock checked again: these recipes' answers replace theirs, the others' stay
-            kept = pl.read_parquet(path).filter(~pl.col("id").is_in(part["id"].implode()))
+            kept = _aligned(pl.read_parquet(path)).filter(~pl.col("id").is_in(part["id"].implode()))
             part = pl.concat([kept, part], how="vertical").sort("id")
         write_parquet(part, path)
     return answers
@@ -54,7 +54,14 @@ def history(state: Path) -> pl.DataFrame:
     files = sorted(answers_dir(state).glob("*.parquet"))
     if not files:
         return pl.DataFrame(schema=ANSWER_SCHEMA)
-    return pl.concat([pl.read_parquet(f) for f in files], how="vertical").sort("at", "id")
+    return pl.concat([_aligned(pl.read_parquet(f)) for f in files], how="vertical").sort("at", "id")
+
+
+def _aligned(answers: pl.DataFrame) -> pl.DataFrame:
+    """A history file in today's ANSWER_SCHEMA: a file written before a column existed (the typed answer's) gets it
+    empty, so that old and new checks read as one history."""
+    missing = [pl.lit(None, dtype).alias(name) for name, dtype in ANSWER_SCHEMA.items() if name not in answers.columns]
+    return answers.with_columns(missing).select(ANSWER_SCHEMA.names()) if missing else answers
 
 
 @dataclass(frozen=True)

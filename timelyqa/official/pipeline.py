@@ -24,12 +24,14 @@ from timelyqa.official.reasons import Health, reason_of
 from timelyqa.official.record import OfficialRecord
 from timelyqa.official.recipe import Recipe, dump_recipe
 from timelyqa.official.resolve import dates_json
+from timelyqa.official.typed import asked, declared, expected, typed
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.stages import Dropped, StageWriter
 
 SOURCE_NAME = "official_site"
-GENERATOR = "official_recipe_v1"
-"""The rows' generator: a recipe of format v1 resolved by this code (the question is the recipe's own)."""
+GENERATOR = "official_recipe_v2"
+"""The rows' generator: a recipe of format v1 resolved by this code. The question is the recipe's own, saying the
+answer's unit when the recipe's question does not (v2: and the answer typed by the recipe's type and unit)."""
 
 
 def family(recipe: Recipe) -> str:
@@ -111,10 +113,12 @@ def snapshot(recipe: Recipe, row: Mapping[str, Any], event_date: date) -> Offici
     at: datetime = row["at"]
     local = at.astimezone(ZoneInfo(recipe.timezone))
     dates = dates_json(row)
+    # The type is the recipe's; a list's items as read, when the history has them (older checks have only the text)
+    answer = typed(recipe, row["answer"], (row.get("answer_value") or {}).get("items"))
     return OfficialRecord(
         id=record_id(SOURCE_NAME, recipe.id, dates, row["answer"]),
-        question=f"Current time: {local:%Y-%m-%d %H:%M} ({recipe.timezone}). {recipe.question}",
-        answer=row["answer"], source=SOURCE_NAME, level=recipe.level, event_date=event_date, as_of=at,
+        question=f"Current time: {local:%Y-%m-%d %H:%M} ({recipe.timezone}). {asked(recipe)}",
+        **answer.fields(), source=SOURCE_NAME, level=recipe.level, event_date=event_date, as_of=at,
         evidence=_evidence(recipe, row["evidence"]),
         verification=_verification(recipe, len(row["evidence"]), "recipe_v1: resolved at as_of"),
         generator=GENERATOR, recipe_id=recipe.id, family=family(recipe), kind="snapshot", recipe=dump_recipe(recipe),
@@ -122,13 +126,15 @@ def snapshot(recipe: Recipe, row: Mapping[str, Any], event_date: date) -> Offici
 
 
 def live(recipe: Recipe, good: health.Good, event_date: date) -> OfficialRecord:
-    """The question with its recipe and no answer: resolved when a model is evaluated. A repaired recipe is a new
-    row (its text, and so its id, changed): a released row is never edited in place."""
+    """The question with its recipe and no answer: resolved when a model is evaluated. Its type and what is known of
+    its value (the unit, the precision) say the form the answer will take. A repaired recipe is a new row (its text,
+    and so its id, changed): a released row is never edited in place."""
     text = dump_recipe(recipe)
     digest = hashlib.sha256(text.encode()).hexdigest()
     return OfficialRecord(
-        id=record_id(SOURCE_NAME, recipe.id, "live", digest), question=recipe.question, answer="",
-        source=SOURCE_NAME, level=recipe.level, event_date=event_date, as_of=good.at,
+        id=record_id(SOURCE_NAME, recipe.id, "live", digest), question=asked(recipe), answer="",
+        answer_type=declared(recipe), answer_value=expected(recipe), source=SOURCE_NAME, level=recipe.level,
+        event_date=event_date, as_of=good.at,
         evidence=[Evidence(url=recipe.fetch.url, title=f"{recipe.id}: the recipe's page (last read {good.at:%Y-%m-%d})",
                            fetched_at=good.at, sha256=good.pages[0] if good.pages else None)],
         verification=_verification(recipe, len(good.pages), "recipe_v1: last resolved at as_of; answer at evaluation"),

@@ -18,6 +18,7 @@ from timelyqa.llm import prompts
 from timelyqa.llm.client import LLM
 from timelyqa.official.extract import Fail, Value, evaluate
 from timelyqa.official.recipe import Extract, Recipe, RecipeError, dump_recipe, recipe_of
+from timelyqa.official.typed import declared
 from timelyqa.reasons import Reason
 
 PROMPT = "rtqa/recipe_repair"
@@ -42,6 +43,8 @@ class RepairHeld(Reason):
                       "on the pages stored at the last good resolution the proposal does not give the answer of then")
     LIVE_INVALID = ("live_value_invalid",
                     "on the live pages the proposal gives no valid value (nothing matched, or not of its type/range)")
+    TYPE_CHANGED = ("answer_type_changed", "the proposal changes the answer's type (a number read as text): its "
+                    "rows would be graded another way")
     HARD_CODED = ("hard_coded_value",
                   "the proposed selector or regex holds the answer itself, a fallback RT-QA forbids (appendix A.2)")
 
@@ -154,6 +157,8 @@ def judge(recipe: Recipe, new: Extract, *, good_pages: Sequence[str], good_answe
         repaired = with_extract(recipe, new)
     except RecipeError as exc:
         return Verdict("held", RepairHeld.PROPOSAL_INVALID, str(exc), None, None)
+    if (was := declared(recipe)) != (now := declared(repaired)):  # the same text, but the same answer no more
+        return Verdict("held", RepairHeld.TYPE_CHANGED, f"the answer would be of type {now}, not {was}", None, None)
     on_good = evaluate(repaired, list(good_pages))
     good_text = on_good.text if isinstance(on_good, Value) else None
     live = evaluate(repaired, list(live_pages))

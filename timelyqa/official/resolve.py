@@ -19,6 +19,8 @@ from timelyqa.official.extract import Fail, Value, evaluate
 from timelyqa.official.pages import Fetched, PageStore, fetch
 from timelyqa.official.reasons import Failure, RecipeReject
 from timelyqa.official.recipe import Recipe
+from timelyqa.official.typed import typed
+from timelyqa.record import RECORD_SCHEMA
 
 ANSWERS = "answers.parquet"
 LIVE_TOLERANCE = timedelta(hours=1)
@@ -30,11 +32,13 @@ EVIDENCE = pl.List(pl.Struct({"url": pl.String(), "fetched_at": pl.Datetime("us"
 ANSWER_SCHEMA = pl.Schema({
     "id": pl.String(), "status": pl.String(), "reason": pl.String(), "detail": pl.String(), "answer": pl.String(),
     "value": pl.Float64(), "unit": pl.String(), "at": pl.Datetime("us", "UTC"), "timezone": pl.String(),
-    "dates": DATES, "evidence": EVIDENCE,
+    "dates": DATES, "evidence": EVIDENCE, "answer_aliases": RECORD_SCHEMA["answer_aliases"],
+    "answer_type": RECORD_SCHEMA["answer_type"], "answer_value": RECORD_SCHEMA["answer_value"],
 })
 """One row per recipe and clock: `status` ok (with `answer`, and `value` where numeric) or failed (with `reason` and
 `detail`); `dates` the clock's dates in the recipe's zone; `evidence` each page read (URL, fetch time, sha256 of the
-copy kept, rendered by Chromium or not)."""
+copy kept, rendered by Chromium or not); for an answer, as a release's row has them, its `answer_aliases`,
+`answer_type` and `answer_value` (timelyqa.rewards grades a prediction against these four; null for a failure)."""
 Fetcher = Callable[[list[tuple[str, str, str]], Path], dict[str, Fetched]]
 
 
@@ -61,11 +65,16 @@ class Answer:
 
     def row(self) -> dict[str, Any]:
         ok = self.value is not None
+        gold = {"answer_aliases": None, "answer_type": None, "answer_value": None}
+        if self.value is not None:
+            items = self.value.value if isinstance(self.value.value, list) else None
+            gold = typed(self.recipe, self.value.text, items).row()
+            del gold["answer"]
         return {"id": self.recipe.id, "status": "ok" if ok else "failed", "reason": self.reason,
                 "detail": self.detail, "answer": self.value.text if ok else None,
                 "value": self.value.number if ok else None, "unit": self.recipe.unit, "at": self.at,
                 "timezone": self.recipe.timezone, "dates": [{"name": n, "date": d} for n, d in self.dates],
-                "evidence": self.evidence}
+                "evidence": self.evidence, **gold}
 
 
 def plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], *, now: datetime) -> Plan:

@@ -31,6 +31,12 @@ SECTION = (
     "in this config, never in `default`. A recipe that fails its daily check N days in a row leaves the test split "
     "until a repair is accepted, and the changelog says so. Recipes never carry code: a dataset read from the Hub "
     "never runs any.", "",
+    "Answers are typed by their recipe (`answer_type`, `answer_value`): a number or integer with a `unit` pint "
+    "knows is a `quantity` (\"1.92 m\": value 1.92, precision -2 from `round: 2`, unit m, so \"1.92\" and "
+    "\"192 cm\" are right), without one a `number`; a `date` a date; a `list` a list, graded as a set, also on a day "
+    "it holds one item; anything else `text`. The question says the unit (\"..., in metres?\") when the recipe's "
+    "does not. A live row carries the type and what is known of the value (unit, precision) before it is resolved, "
+    "and `live resolve` writes each answer's `answer_type`, `answer_value` and `answer_aliases` beside it.", "",
     "Splits go by the day a recipe's family joined (`event_date`), and a family never crosses splits.", "",
     "Recipe format v1, the fields: `recipe` (1), `id`, `question`, `level` (L1, L2, L3), `base` and `hops` (L2/L3: "
     "the L1 recipe reused and the descriptions standing for its target), `timezone` (the zone the evaluation "
