@@ -180,10 +180,12 @@ def unit_words(symbol: str, *, plural: bool = False) -> str:
     unit = parse_unit(symbol)
     if unit is None:
         return ""
+    if "/" in str(unit) or "*" in str(unit).replace(" ** 2", "").replace(" ** 3", ""):
+        return format(unit, "~P")  # a compound unit reads best in symbols: "m³/s", "kg/m³"
     words = str(unit).replace("degree_", "degree ").replace("_", " ")
     words = words.replace("meter", "metre").replace("liter", "litre")
     words = re.sub(r"(\w+) \*\* 2$", r"square \1", re.sub(r"(\w+) \*\* 3$", r"cubic \1", words))
-    if not plural or "/" in words or "*" in words:
+    if not plural:
         return words
     head, _, tail = words.partition(" Celsius") if "Celsius" in words else words.partition(" Fahrenheit")
     if tail or words.endswith(("Celsius", "Fahrenheit")):
