@@ -16,7 +16,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ import pytest
 from tests.truthy import Snapshot, read_entities
 from tests.worldgen import entity, item_value, make_world, quantity_value, statement, write_dump
 from timelyqa.oxigraph import LocalOxigraph
+from timelyqa.rewards import Gold, grade, normalize
 from timelyqa.wikidata.filters import DENY_LIST
 from timelyqa.wikidata.pipeline import Settings, run
 from timelyqa.wikidata.snapshot import read_snapshot
+from timelyqa.wikidata.synth import GENERATORS
 
 pytestmark = pytest.mark.slow  # each world runs the whole pipeline through a local Oxigraph server
 
@@ -193,7 +196,8 @@ def test_levels_have_their_shape_and_all_three_occur(runs: list[Run]) -> None:
                  "L3": len(variables) >= 2 and "?x" in variables}[q["level"]]
         if not shape:
             return "the query does not have the level's shape"
-        if q["generator"] != f"wikidata_{q['level'].lower()}_v1":
+        if q["generator"] != GENERATORS[q["level"]] or not re.fullmatch(rf"wikidata_{q['level'].lower()}_v\d+",
+                                                                        q["generator"]):
             return f"generator {q['generator']}"
         return None
 
@@ -219,6 +223,104 @@ def test_each_question_has_its_own_id(runs: list[Run]) -> None:
     duplicated = [f"{r.name()}: {q}" for r in runs
                   for q in r.questions.filter(pl.col("id").is_duplicated())["question"]]
     assert not duplicated, "\n".join(duplicated[:6])
+
+
+UNIT_SYMBOLS = {"Q11573": "m"}
+"""The worlds' units with an English label, as pint writes them (metre: m)."""
+
+
+def expected_answer(r: Run, q: dict[str, Any]) -> tuple[str, dict[str, Any], list[str] | None]:
+    """(type, value fields, aliases or None when any) the answer must have, read from the raw T1 dump: an item is
+    an entity with its English aliases, a quantity a number or a quantity in its unit, a time a date at its
+    precision (day 11, month 10, year 9; a Julian date is text), a string or monolingual text a text."""
+    form = q["answer_id"]
+    if ITEM.fullmatch(form):
+        e = r.t1.entities[form]
+        raw = [a["value"] for a in (e.get("aliases") or {}).get("en", [])]
+        return "entity", {}, [a for n, a in enumerate(raw) if a not in raw[:n] and a != r.t1.labels[form]]
+    datatype = r.datatypes[q["query_triples"][0][1]]  # a value is only ever the answer of an L1 question
+    if datatype in ("string", "monolingualtext"):
+        return "text", {}, None
+    if datatype == "quantity":
+        m = re.fullmatch(r"([+-][0-9.]+)(?: (Q[0-9]+))?", form)
+        assert m, form
+        amount = Decimal(m.group(1))
+        value = {"number": amount, "precision": amount.as_tuple().exponent, "unit": UNIT_SYMBOLS.get(m.group(2))}
+        return ("quantity" if m.group(2) else "number"), value, None
+    m = re.fullmatch(r"\+([0-9]{4})-([0-9]{2})-([0-9]{2})T00:00:00Z/(9|10|11)(/julian)?", form)
+    assert datatype == "time" and m, f"an answer the worlds do not make: {form} ({datatype})"
+    if m.group(5):
+        return "text", {}, None
+    iso = "-".join(m.groups()[: {"9": 1, "10": 2, "11": 3}[m.group(4)]])
+    return "date", {"date": iso, "date_precision": {"9": "year", "10": "month", "11": "day"}[m.group(4)]}, None
+
+
+def test_every_answer_has_the_type_wikidatas_datatype_gives(runs: list[Run]) -> None:
+    seen: Counter[str] = Counter()
+
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        kind, value, aliases = expected_answer(r, q)
+        seen[kind] += 1
+        if q["answer_type"] != kind:
+            return f"answer {q['answer']!r} ({q['answer_id']}) typed {q['answer_type']}, not {kind}"
+        got = {k: (Decimal(v) if k == "number" else v) for k, v in q["answer_value"].items() if k in value}
+        if got != value or any(v is not None for k, v in q["answer_value"].items() if k not in value):
+            return f"answer value {q['answer_value']}, not {value}"
+        if aliases is not None and q["answer_aliases"] != aliases:
+            return f"aliases {q['answer_aliases']}, not the entity's English aliases {aliases}"
+        return None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+    assert {"entity", "number", "quantity", "date"} <= set(seen), seen
+    assert sum(1 for r in runs for q in r.rows() if q["answer_aliases"] and q["answer_type"] == "entity") > 0
+
+
+def wrong_value(q: dict[str, Any]) -> str:
+    """The row's answer one step off at its own precision, in a form the right value would be accepted in."""
+    value = q["answer_value"]
+    if q["answer_type"] in ("number", "quantity"):
+        off = Decimal(value["number"]) + Decimal(1).scaleb(value["precision"])
+        return f"{off} {value['unit']}" if value["unit"] else str(off)
+    fields = [int(f) for f in value["date"].split("-")]
+    if len(fields) == 3:
+        return (date(*fields) - timedelta(days=1)).isoformat()
+    return "-".join([str(fields[0] - 1), *(f"{f:02d}" for f in fields[1:])])
+
+
+def test_every_accepted_form_of_the_gold_grades_right_and_a_wrong_value_wrong(runs: list[Run]) -> None:
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        gold = Gold.of(q["answer"], q["answer_aliases"], q["answer_type"], q["answer_value"])
+        forms = [q["answer"], *q["answer_aliases"]]
+        if q["answer_type"] in ("number", "quantity"):
+            forms.append(str(Decimal(q["answer_value"]["number"])))  # the bare number, in the question's unit
+        if q["answer_type"] == "date":
+            forms.append(q["answer_value"]["date"])
+        if failed := [f for f in forms if grade(f, gold) != 1.0]:
+            return f"gold {q['answer']!r} refuses its own forms {failed}"
+        if q["answer_type"] in ("number", "quantity", "date") and grade(wrong := wrong_value(q), gold) != 0.0:
+            return f"gold {q['answer']!r} takes the wrong value {wrong!r}"
+        others = [o for o in r.questions.filter(pl.col("answer_id") != q["answer_id"])["answer"]
+                  if normalize(o) not in {normalize(f) for f in forms}]
+        if q["answer_type"] == "entity" and (taken := [o for o in others if grade(o, gold) != 0.0]):
+            return f"gold {q['answer']!r} takes other answers {taken[:3]}"
+        return None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+
+
+def test_a_quantity_question_says_its_unit(runs: list[Run]) -> None:
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        if q["answer_type"] == "quantity" and not q["question"].endswith(", in metres?"):
+            return f"a question for {q['answer']!r} that does not say the unit"
+        if q["answer_type"] == "number" and re.search(r", in [a-z ]+\?$", q["question"]):
+            return f"a question for the count {q['answer']!r} that names a unit"
+        return None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+    assert any(q["answer_type"] == "quantity" for r in runs for q in r.rows())
 
 
 # The funnel -----------------------------------------------------------------------------------------
@@ -327,8 +429,18 @@ def test_a_new_citizen_is_asked_about(small_run: pl.DataFrame) -> None:
                                                              "Veloria")]
 
 
-def test_a_changed_height_with_a_unit_gives_an_l1_question(small_run: pl.DataFrame) -> None:
-    assert _asked(small_run, ["Q1100", "P2048", "+1.86 Q11573"]) == [("How tall is Lucas Andrade?", "1.86 metre")]
+def test_a_changed_height_with_a_unit_gives_an_l1_question_in_that_unit(small_run: pl.DataFrame) -> None:
+    assert _asked(small_run, ["Q1100", "P2048", "+1.86 Q11573"]) == [("How tall is Lucas Andrade, in metres?",
+                                                                     "1.86 m")]
+    (row,) = small_run.filter(pl.col("answer_id") == "+1.86 Q11573").iter_rows(named=True)
+    assert row["answer_type"] == "quantity"
+    assert (row["answer_value"]["number"], row["answer_value"]["precision"], row["answer_value"]["unit"]) == (
+        "1.86", -2, "m")
+    gold = Gold.of(row["answer"], row["answer_aliases"], row["answer_type"], row["answer_value"])
+    for right in ("1.86", "1.86 m", "186 cm", "1.86 metres", "1,860 mm", "1.860 m"):
+        assert grade(right, gold) == 1.0, right
+    for wrong in ("1.85", "1.87 m", "1.9 m", "185 cm", "1.86 kg"):
+        assert grade(wrong, gold) == 0.0, wrong
 
 
 def test_one_club_in_two_statements_is_still_one_answer(small_run: pl.DataFrame) -> None:
@@ -393,7 +505,7 @@ def _outcome(out: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 LUCAS_L3 = "Who is 1.85 metre tall and has played for an association football club that is in Veloria?"
 INGRID_L2 = "Who has played for Borvia United and is 1.79 metre tall?"
-MATEO_L1 = "How tall is Mateo Costa?"
+MATEO_L1 = "How tall is Mateo Costa, in metres?"
 
 
 def test_a_question_t0_already_answers_alone_is_rejected(moved: tuple[Path, Path, Path]) -> None:

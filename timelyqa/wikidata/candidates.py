@@ -1,4 +1,4 @@
-"""Candidates as rows: answer text and aliases, the checks on the rendered question, then released records."""
+"""Candidates as rows: typed answers, the checks on the rendered question, then released records."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from timelyqa.record import CANARY, WikidataRecord, polars_schema, record_id
 from timelyqa.stages import Dropped
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import to_json
-from timelyqa.wikidata.render import aliases, render
 from timelyqa.wikidata.synth import Candidate
 
 ENTITY_PAGE = "https://www.wikidata.org/wiki/"
@@ -41,7 +40,7 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
     seen: dict[str, str] = {}
     ids: set[str] = set()  # two anchors can reach one question by adding each other's constraint
     for c in sorted(candidates, key=lambda c: (c.anchor.s, c.anchor.p, c.anchor.o, c.level)):
-        answer = render(c.answer_kind, c.answer_form, graph.labels)
+        answer = c.answer.answer
         triples = c.query.triples()
         cid = record_id("wikidata", c.level, json.dumps(sorted(triples)), c.answer_form)
         reason = RenderReject.DUPLICATE_QUESTION if cid in ids else _reading_drop(c.question, answer, seen)
@@ -53,8 +52,7 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
         ids.add(cid)
         modified = graph.modified.get(c.anchor.s)
         rows.append({
-            "id": cid, "question": c.question, "answer": answer,
-            "answer_aliases": aliases(c.answer_kind, c.answer_form, graph.labels, graph.aliases),
+            "id": cid, "question": c.question, **c.answer.row(),
             "source": "wikidata", "level": c.level,
             "event_date": modified.date() if isinstance(modified, datetime) else as_of.date(),
             "as_of": as_of,

@@ -1,9 +1,11 @@
-"""Values and entities as English text: labels, dates by precision, quantities with their unit."""
+"""Values and entities as English text (labels, dates by precision, quantities with their unit) and typed answers."""
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from timelyqa import answers
+from timelyqa.answers import Typed
 from timelyqa.wikidata.values import Kind, split_quantity, split_time
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -42,23 +44,30 @@ def render(kind: Kind, form: str, labels: dict[str, str], *, with_preposition: b
     return form
 
 
-def aliases(kind: Kind, form: str, labels: dict[str, str], entity_aliases: dict[str, list[str]]) -> list[str]:
-    """Other accepted surface forms of an answer: English aliases, plain numbers, ISO dates."""
-    out: list[str] = []
+def answer(kind: Kind, form: str, labels: dict[str, str], entity_aliases: dict[str, list[str]]) -> Typed:
+    """The value as a typed answer, its type from Wikidata's datatype: an item is an entity (its label, and its
+    English aliases), a quantity a number (unit "1") or a quantity in its unit, a time a date at its precision,
+    a string or monolingual text a text. Raises Unrenderable as render() does."""
+    display = render(kind, form, labels)
     if kind is Kind.ENTITY:
-        out = list(entity_aliases.get(form, []))
-    elif kind is Kind.QUANTITY:
+        return answers.entity(display, entity_aliases.get(form, []))
+    if kind is Kind.QUANTITY:
         amount, unit = split_quantity(form)
-        plain = amount.removeprefix("+")
-        out = [plain, _number(amount)] + ([f"{plain} {labels[unit]}"] if unit and unit in labels else [])
-    elif kind is Kind.TIME:
+        try:
+            return answers.from_decimal(amount, labels[unit] if unit else None)
+        except answers.NotTyped:
+            # A unit pint does not know ("United States dollar", "metres above sea level"): no unit symbol to
+            # grade by, so the answer stays as rendered, graded as text (the question cannot name a unit it lacks).
+            return answers.text(display)
+    if kind is Kind.TIME:
         year, month, day, precision = split_time(form)
-        if precision >= 11 and year > 0:
-            out = [f"{year:04d}-{month:02d}-{day:02d}", f"{MONTHS[month - 1]} {day}, {year}"]
-        elif precision == 10 and year > 0:
-            out = [f"{year:04d}-{month:02d}"]
-    main = render(kind, form, labels)
-    return sorted({a for a in out if a and a != main})
+        iso = {11: f"{year:04d}-{month:02d}-{day:02d}", 10: f"{year:04d}-{month:02d}", 9: f"{year:04d}"}
+        if year > 0 and not form.endswith("/julian") and min(precision, 11) in iso:
+            # Finer than a day (hours, minutes, seconds) is rendered, and graded, as the day.
+            return answers.date(display, iso[min(precision, 11)])
+        # A decade, a year BC or a Julian date has no ISO form a grader reads: graded as its text.
+        return answers.text(display)
+    return answers.text(display)
 
 
 def _number(amount: str) -> str:

@@ -1,11 +1,16 @@
 """Questions at three levels from delta triples, each level a versioned generator (LiveSearchBench, section 4).
 
-- L1 (`wikidata_l1_v1`): the delta triple itself, asked forwards when its object is the only value of
+- L1 (`wikidata_l1_v2`): the delta triple itself, asked forwards when its object is the only value of
   the property on the subject in T1, else backwards when the subject is the only one with that value.
+  Asked forwards for a quantity with a unit, the question names the unit ("How tall is X, in metres?").
 - L2 (`wikidata_l2_v1`): the subject is the answer; starting from the delta triple, the constraint
   that shrinks the candidates most is added, one at a time, until only the subject is left.
 - L3 (`wikidata_l3_v1`): an L2 question with one entity constraint fuzzed into a hop through another
   entity ("has played for an association football club that is in Saudi Arabia"), still unique.
+
+Each answer is typed from Wikidata's datatype (render.answer): the L2 and L3 answer is an entity, the L1 answer
+whatever its object is. L1's v2 asks for a quantity in its unit and writes it with pint's symbol ("1.86 m"); v1
+asked "How tall is X?" for "1.86 metre". L2 and L3 write the same questions and answers as before.
 """
 
 from __future__ import annotations
@@ -13,16 +18,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from timelyqa.answers import Typed, unit_phrase
 from timelyqa.reasons import Reason
 
 from timelyqa.wikidata.filters import property_drop
 from timelyqa.wikidata.graph import Edge, Graph
 from timelyqa.wikidata.query import ANSWER, Const, Pattern, Query, Var
-from timelyqa.wikidata.render import HUMAN, Unrenderable, article, render
+from timelyqa.wikidata.render import HUMAN, Unrenderable, answer, article, render
 from timelyqa.wikidata.templates import template
 from timelyqa.wikidata.values import Kind
 
-GENERATORS = {"L1": "wikidata_l1_v1", "L2": "wikidata_l2_v1", "L3": "wikidata_l3_v1"}
+GENERATORS = {"L1": "wikidata_l1_v2", "L2": "wikidata_l2_v1", "L3": "wikidata_l3_v1"}
 X = Var(ANSWER)
 
 
@@ -65,7 +72,10 @@ class Candidate:
     anchor: Anchor
     query: Query
     answer_kind: Kind
+    """The answer's Wikidata value type, which verification compares `answer_form` by."""
     answer_form: str
+    answer: Typed
+    """The answer as the row carries it: display, type, value and aliases."""
     question: str
     generator: str = field(init=False)
 
@@ -114,8 +124,9 @@ class Synthesizer:
         values = {o for p, o, _ in self.g.out(a.s) if p == a.p}  # two statements may hold one value
         if len(values) == 1:
             q = Query((Pattern(Const(Kind.ENTITY, a.s), a.p, X),))
-            text = template(a.p, self.g.labels[a.p]).ask.format(s=self.g.labels[a.s])
-            return Candidate("L1", a, q, a.kind, a.o, text)
+            typed = self._answer(a.kind, a.o)
+            text = in_unit(template(a.p, self.g.labels[a.p]).ask.format(s=self.g.labels[a.s]), typed)
+            return Candidate("L1", a, q, a.kind, a.o, typed, text)
         if self.g.subjects(a.p, a.o) == {a.s}:
             c = Constraint(a.p, a.o, a.kind)
             return self._candidate("L1", a, [c])
@@ -216,8 +227,11 @@ class Synthesizer:
         return hashlib.blake2b(f"{self.seed}\x1f{subject}\x1f{e[0]}\x1f{e[1]}".encode(), digest_size=8).digest()
 
     def _candidate(self, level: str, a: Anchor, constraints: list[Constraint]) -> Candidate:
-        return Candidate(level, a, self._query(constraints), Kind.ENTITY, a.s,
+        return Candidate(level, a, self._query(constraints), Kind.ENTITY, a.s, self._answer(Kind.ENTITY, a.s),
                          f"{self._wh(a.s)} {self._clauses(constraints)}?")
+
+    def _answer(self, kind: Kind, form: str) -> Typed:
+        return answer(kind, form, self.g.labels, self.g.aliases)
 
     def _query(self, constraints: list[Constraint]) -> Query:
         """The constraints as patterns, most selective first: SPARQL engines such as Oxigraph join in the
@@ -260,6 +274,12 @@ class Synthesizer:
         values = [render(d.kind, d.o, self.g.labels, with_preposition=True) for d in group]
         joined = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} and {values[-1]}"
         return tmpl.clause.format(o=joined)
+
+
+def in_unit(question: str, typed: Typed) -> str:
+    """The question saying the unit its answer is in, so that a bare number is right: "How tall is X, in metres?"."""
+    phrase = unit_phrase(typed.value)
+    return f"{question.removesuffix('?')}, {phrase}?" if phrase else question
 
 
 def out_or_miss(result: Candidate | Missed, out: list[Candidate], missed: list[Missed]) -> None:
