@@ -28,6 +28,10 @@ _CURRENCY_NAMES = {"EUR": ("euro", "euros"), "GBP": ("pound", "pounds"), "USD": 
 _CURRENCY_SIGNS = {"EUR": "€", "GBP": "£", "USD": "$", "JPY": "¥", "INR": "₹"}
 
 
+_PLURALS = {"foot": "feet", "inch": "inches", "ton": "tonnes", "century": "centuries"}
+_TONNE = re.compile(r"\bmetric ton\b")
+
+
 class NotTyped(ValueError):
     """The display string is not an answer of the type the source said (a reason for the source to drop or fall
     back to text)."""
@@ -147,6 +151,8 @@ def _with_unit(number_text: str, symbol: str) -> str:
         return f"{sign}{number_text}"
     if symbol in _CURRENCY_NAMES:
         return f"{number_text} {symbol}"
+    if pretty is not None and pretty.dimensionality == {"[time]": 1}:
+        return f"{number_text} {unit_words(symbol, plural=True)}"  # "12 years", never pint's "12 a"
     shown = format(pretty, "~P") if pretty is not None else symbol
     return f"{number_text}{shown}" if symbol == "%" else f"{number_text} {shown}"
 
@@ -183,14 +189,15 @@ def unit_words(symbol: str, *, plural: bool = False) -> str:
     if "/" in str(unit) or "*" in str(unit).replace(" ** 2", "").replace(" ** 3", ""):
         return format(unit, "~P")  # a compound unit reads best in symbols: "m³/s", "kg/m³"
     words = str(unit).replace("degree_", "degree ").replace("_", " ")
-    words = words.replace("meter", "metre").replace("liter", "litre")
+    words = _TONNE.sub("ton", words.replace("meter", "metre").replace("liter", "litre"))
     words = re.sub(r"(\w+) \*\* 2$", r"square \1", re.sub(r"(\w+) \*\* 3$", r"cubic \1", words))
     if not plural:
         return words
-    head, _, tail = words.partition(" Celsius") if "Celsius" in words else words.partition(" Fahrenheit")
-    if tail or words.endswith(("Celsius", "Fahrenheit")):
-        return words.replace("degree", "degrees")
-    return words if words.endswith(("s", "z")) else words + "s"
+    if words.startswith("degree "):
+        return words.replace("degree", "degrees", 1)
+    head, _, last = words.rpartition(" ")
+    last = _PLURALS.get(last, last if last.endswith(("s", "z")) else last + "s")
+    return f"{head} {last}".strip()
 
 
 def unit_phrase(value: AnswerValue) -> str:
