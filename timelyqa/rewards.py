@@ -38,8 +38,8 @@ alone into a trainer's environment, so it imports nothing of timelyqa, and one p
 `pint`, for units. GRADER_VERSION names these rules: a change of a verdict is a new version.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: with string annotations, @dataclass looks this module up in sys.modules,
+# and a loader that executes the file by path without registering it there (as tests/test_cli.py does) fails.
 import re
 import string
 import time
@@ -326,7 +326,7 @@ class Gold:
 
     @classmethod
     def of(cls, answer: str, aliases: Any = (), answer_type: str | None = None,
-           answer_value: Mapping[str, Any] | None = None) -> Gold:
+           answer_value: Mapping[str, Any] | None = None) -> "Gold":
         """The gold of a row's fields as any consumer holds them (lists or numpy arrays, a dict or None)."""
         value = dict(answer_value or {})
         number = value.get("number")
