@@ -17,6 +17,9 @@
 4. Extraction (scripts/bench_extract.py, figures under "extract"): the news source's article extraction against
    plain trafilatura on the 181 pages of ../shared/extraction-benchmark/, each scored by its metric. Target:
    pipeline seconds <= 3x trafilatura's.
+5. Grader (scripts/bench_grade.py, figures under "grade"): rows per second of the typed grade (rewards.compute_score,
+   as verl calls it) against plain exact match, on the same (completion, gold) pairs of the demo's answers in the
+   forms a model gives, with how many right forms each takes. Target: typed grade >= 2,000 rows per second.
 
 Timings are wall-clock seconds, best of `--repeat` runs (other work on the machine only ever adds
 time); CPU seconds are printed beside them. Exit 1 when a target is missed, after writing the file.
@@ -244,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import bench_crawl  # after the worker dispatch: the workers must not pay for these imports
     import bench_extract
+    import bench_grade
     import bench_verify
     from timelyqa.wikidata.pipeline import Settings
 
@@ -266,12 +270,16 @@ def main(argv: list[str] | None = None) -> int:
                                   repeat=args.repeat, seed=args.seed)
     print("Article extraction on the extraction benchmark's pages", flush=True)
     extracted = bench_extract.measure(repeat=args.repeat)
+    print("Grader: typed grade against plain exact match on the demo's answers", flush=True)
+    graded = bench_grade.measure(repeat=args.repeat)
     figures |= {"verify_graph_triples": graph_triples, "verify_batch_size": batch_size,
                 "verify_concurrency": concurrency,
                 "bench_seconds": round(time.perf_counter() - started, 1)}
-    missed = report(figures) + bench_crawl.report(crawled) + bench_extract.report(extracted)
+    missed = (report(figures) + bench_crawl.report(crawled) + bench_extract.report(extracted)
+              + bench_grade.report(graded))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted}, indent=2, sort_keys=True) + "\n")
+    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted, "grade": graded}, indent=2,
+                                   sort_keys=True) + "\n")
     print(f"\nFigures written to {args.out}")
     if missed:
         print("Targets missed: " + "; ".join(missed))

@@ -45,7 +45,8 @@ def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, f
     assert expected <= figures.keys()
     fitted = ("delta_rss_mb_per_bucket_mb", "delta_rss_base_mb")  # a fitted line's slope and base may be 0
     bad = {k: v for k, v in figures.items()
-           if k not in ("crawl", "extract") and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)
+           if k not in ("crawl", "extract", "grade")
+           and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)
            and not (k in fitted and v == 0)}
     assert not bad
     # The projection's figures: a rate per core from both dumps' entities, and a second run with 4x the buckets.
@@ -94,6 +95,30 @@ def test_bench_crawls_the_whole_site_parses_it_alone_alike_and_renders(bench: tu
     assert crawl["crawl_over_parse"] == pytest.approx(crawl["crawl_pages_per_s"] / crawl["parse_pages_per_s"], rel=0.01)
     assert "crawl / parse alone" in stdout and "rendered through Chromium" in stdout
     assert not (cache / "crawl-work").exists(), "the site and the crawls are removed after the run"
+
+
+@pytest.mark.slow
+def test_bench_times_the_typed_grade_beside_plain_exact_match_on_the_same_pairs(bench: tuple[dict, str, Path]) -> None:
+    figures, stdout, _ = bench
+    grade = figures["grade"]
+    assert grade["rows"] == 20 * grade["pairs"] and grade["typed_rows_per_s"] > 0 and grade["exact_rows_per_s"] > 0
+    assert grade["typed_over_exact"] == pytest.approx(grade["typed_seconds"] / grade["exact_seconds"], rel=0.01)
+    assert "grader: rows per second, typed grade vs plain exact match" in stdout
+
+
+def test_the_grader_bench_grades_the_same_pairs_both_ways_and_only_the_typed_grade_takes_every_right_form() -> None:
+    import bench_grade
+
+    cases = bench_grade.pairs()
+    kinds = {truth["answer_type"] for _, truth, _ in cases}
+    assert kinds == {"entity", "number", "quantity", "date", "list", "text"}
+    grade = bench_grade.measure(rounds=1)
+    assert grade["pairs"] == grade["rows"] == len(cases) and 0 < grade["right_forms"] < len(cases)
+    wrong = grade["pairs"] - grade["right_forms"]
+    # The typed grade takes every right form (converted units, other date forms, lists reordered) and no wrong one;
+    # plain exact match refuses the wrong ones too, but also the forms no alias spells.
+    assert grade["typed_right_taken"] == grade["right_forms"] and grade["typed_wrong_refused"] == wrong
+    assert grade["exact_wrong_refused"] == wrong and grade["exact_right_taken"] < grade["right_forms"]
 
 
 @pytest.mark.slow

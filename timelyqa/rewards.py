@@ -4,25 +4,30 @@ Every row carries `answer_type` and a normalised `answer_value` beside the displ
 follows the type, and is the best over the answer and its aliases:
 
 - `entity`, `text`: SQuAD normalisation (lowercase, no punctuation, no articles a/an/the, single spaces), equal to
-  the answer or an alias. "Ravi Menon" == "ravi menon."; "2026" never earns "2026 FIFA World Cup".
+  the answer or an alias. "Ravi Menon" == "ravi menon."; "2026" never earns "2026 FIFA World Cup". Punctuation
+  between two digits separates them rather than vanishing: "4.31" is not "4.3.1".
 - `number`: by value at the gold's precision (`answer_value.precision`, the power of ten of its last digit). Digits
   may be grouped by commas or by (no-break) spaces; a scale word counts ("18 million" == "18,000,000"); a bare
   number is also read in the question's scale (`answer_value.scale`: asked "in millions", "18" == 18,000,000).
   "ten" == "10" for a whole answer from zero to ninety-nine. A value more precise than the gold is rounded to it;
-  a coarser one is wrong: gold "1.92" takes "1.920" and "1.9204", never "1.9" or "1.93".
+  a coarser one is wrong unless it is the same value: gold "1.92" takes "1.920" and "1.9204", never "1.9" or
+  "1.93"; gold "1.00" takes "1". A prediction that reads as a number is judged by its value alone, never by its
+  text ("-14" is not "14", "192" is not "1.92"); the answer and aliases as text count for one that does not.
 - `quantity`: a number with a unit (`answer_value.unit`, a pint symbol such as `m`, `°C`, `km**2`, `%`, `EUR`).
   A bare number is read in the gold's unit (and scale); a number with a unit is converted by pint: "192 cm" ==
-  "1.92 m", "57.2 °F" == "14 °C", "€18 million" == "18 million euros" == "EUR 18,000,000". A unit of another kind
-  ("1.92 kg") is wrong.
+  "1.92 m", "57.2 °F" == "57.2F" == "14 °C", "€18 million" == "€18m" == "18m euros" == "18 million €" ==
+  "EUR 18,000,000". A lone "C" or "F" is a temperature, and "14°" or "14 degrees" is in the gold's temperature
+  unit. A unit of another kind ("1.92 kg") or another currency ("£18 million") is wrong.
 - `date`: by value at the gold's precision (`answer_value.date`, ISO: `2026-11-05`, `2026-11` or `2026`), read
   with the standard library's `strptime` in any common English or ISO form, with or without the weekday (a wrong
-  weekday is wrong), ordinals and "on"/"in" allowed. The prediction must be at least as precise as the gold and
-  agree on every field it has: gold "February 1990" takes "1990-02" and "5 February 1990", never "1990".
-  Numeric day/month orders ("02/05/1990") are ambiguous and not read.
+  weekday is wrong), ordinals, "Sept" and "on"/"in" allowed. The prediction must be at least as precise as the gold
+  and agree on every field it has: gold "February 1990" takes "1990-02" and "5 February 1990", never "1990". A
+  prediction that reads as a date is judged by its value alone. Numeric day/month orders ("02/05/1990") are
+  ambiguous and not read.
 - `list`: the items (`answer_value.items`) as a set, in any order and with any separators ("A, B and C",
   "A; B; C"); each item exactly once, nothing else; an item's parenthetical may be left out ("Ravi Menon" for
   "Ravi Menon (CEO)").
-- A row without a type (an older release) is graded as before: text, or numbers and dates by value.
+- A row without a type (an older release) is graded as text (as above), or numbers and dates by value.
 
 The final answer in a completion is the last `<answer>...</answer>`; without one, the last non-empty line if it
 reads `Answer: ...` (also `Final answer:` and markdown bold); without either, the whole text minus `<think>`
@@ -33,8 +38,8 @@ alone into a trainer's environment, so it imports nothing of timelyqa, and one p
 `pint`, for units. GRADER_VERSION names these rules: a change of a verdict is a new version.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: with string annotations, @dataclass looks this module up in sys.modules,
+# and a loader that executes the file by path without registering it there (as tests/test_cli.py does) fails.
 import re
 import string
 import time
@@ -87,9 +92,13 @@ def _is_punctuation(ch: str) -> bool:
     return ch in string.punctuation or unicodedata.category(ch).startswith("P")
 
 
+_DIGIT_PUNCTUATION = re.compile(r"(?<=\d)[^\w\s]+(?=\d)")
+
+
 def normalize(text: str) -> str:
-    """SQuAD normalisation: lowercase, no punctuation, no articles, single spaces."""
-    text = unicodedata.normalize("NFKC", text).lower()
+    """SQuAD normalisation: lowercase, no punctuation, no articles, single spaces; except that punctuation between
+    two digits separates them ("4.3.1" -> "4 3 1"), so that "4.31" is not "4.3.1" nor "192 m" "1.92 m"."""
+    text = _DIGIT_PUNCTUATION.sub(" ", unicodedata.normalize("NFKC", text).lower())
     text = "".join(ch for ch in text if not _is_punctuation(ch))
     return " ".join(_ARTICLES.sub(" ", text).split())
 
@@ -125,7 +134,8 @@ def units() -> pint.UnitRegistry:
 def _unit_text(text: str) -> str:
     """What pint should read of a unit as people write it: "degrees Celsius" -> "degC", "km2" -> "km**2"."""
     text = text.strip().rstrip(".")
-    text = re.sub(r"(?i)^(?:degrees?|deg\.?|°)\s*(c|f|celsius|fahrenheit|centigrade)$",
+    # A bare "C" or "F" after a number is a temperature ("14C", "57.2F"), never coulombs or farads.
+    text = re.sub(r"(?i)^(?:(?:degrees?|deg\.?|°)\s*)?(c|f|celsius|fahrenheit|centigrade)$",
                   lambda m: "deg" + m[1][0].upper(), text)
     text = re.sub(r"(?i)^(?:per\s*cent|percent(?:age)?(?:\s+points?)?|%)$", "percent", text)
     text = re.sub(r"(?i)\bsq(?:uare)?\.?\s+([a-z]+)", r"\1**2", text)
@@ -160,9 +170,10 @@ def unit_symbol(unit: pint.Unit) -> str:
 _NUMBER = re.compile(
     r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*|\d*)(?P<frac>\.\d+)?\s*(?P<rest>.*)$")
 _PREFIX = re.compile(r"^(?P<code>[A-Z]{3}\s+|US\$|[€£$¥₹])\s*")
+_SIGNS = {"€": "EUR", "£": "GBP", "$": "USD", "US$": "USD", "¥": "JPY", "₹": "INR"}
 _SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "mn": 6, "mln": 6, "bn": 9, "tn": 12}
 _SHORT_SCALES = {"k": 3, "m": 6, "bn": 9, "b": 9}
-"""Only after a currency: "€18m" is 18 million euros, "18 m" is 18 metres."""
+"""Only with a currency: "€18m" and "18m euros" are 18 million euros, "18 m" is 18 metres."""
 _SCALE_WORD = re.compile(r"^(?P<word>[A-Za-z]+)\b\.?\s*(?:of\s+)?(?P<rest>.*)$")
 _ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
          "seventeen eighteen nineteen").split()
@@ -182,15 +193,17 @@ class Amount:
 
 
 def parse_amount(text: str) -> Amount | None:
-    """"163,900", "1 219 530", "1.92 m", "€18 million", "18m euros", "-3.5", "54%", "ten"; else None."""
-    text = unicodedata.normalize("NFKC", text).strip(_WRAPPING).replace("\u2212", "-").rstrip(".")
+    """"163,900", "1 219 530", "1.92 m", "€18 million", "18m euros", "18 million €", "-3.5", "54%", "ten"; else
+    None."""
+    # "º" (the ordinal sign some keyboards give for a degree) would be an "o" after NFKC.
+    text = unicodedata.normalize("NFKC", text.replace("º", "°")).strip(_WRAPPING).replace("\u2212", "-").rstrip(".")
     word = _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", text.lower())))
     if word is not None:  # only the whole answer: a number word opening a name stays text
         return Amount(Decimal(word), 0, "")
     currency = ""
     if prefix := _PREFIX.match(text):
         symbol = prefix["code"].strip()
-        currency = {"€": "EUR", "£": "GBP", "$": "USD", "US$": "USD", "¥": "JPY", "₹": "INR"}.get(symbol, symbol)
+        currency = _SIGNS.get(symbol, symbol)
         text = text[prefix.end():]
     match = _NUMBER.match(text)
     if match is None or not (match["int"] or match["frac"]):
@@ -203,15 +216,26 @@ def parse_amount(text: str) -> Amount | None:
     if rest and (scaled := _SCALE_WORD.match(rest)):
         word = scaled["word"].lower()
         power = _SCALES.get(word.rstrip("s") if word.endswith("s") and len(word) > 3 else word)
-        if power is None and currency:
+        if power is None and (currency or _currency_after(scaled["rest"])):
             power = _SHORT_SCALES.get(word)
         if power is not None:
             scale, rest = power, scaled["rest"].strip()
-    if rest and not re.fullmatch(r"[^\W\d][\w\s.²³/*°-]*|%|°\s*[CF]", rest):
+    if not currency and rest in _SIGNS:  # "18 million €", "26 900 £"
+        currency, rest = _SIGNS[rest], ""
+    if rest and not re.fullmatch(r"[^\W\d][\w\s.²³/*°-]*|%|°\s*[CF]?", rest):
         return None  # "1990-02-05", "5-6", "4.3.1": not a number followed by words
     if currency and rest:
         return None  # "€18 metres"
     return Amount(value.scaleb(scale), scale, currency or rest)
+
+
+def _currency_after(rest: str) -> bool:
+    """Whether what follows a short scale ("m", "bn", "k") names a currency: "18m euros", "18m €", "18m EUR"."""
+    rest = rest.strip()
+    if rest in _SIGNS:
+        return True
+    unit = parse_unit(rest) if rest and rest[0].isalpha() else None
+    return unit is not None and str(unit) in _CURRENCIES
 
 
 def _precision(value: Decimal) -> int:
@@ -256,6 +280,7 @@ def parse_date(text: str) -> tuple[int, ...] | None:
     if re.fullmatch(r"\d{4}", text):
         return (int(text),)
     words = re.sub(r"(?i)(\d)(?:st|nd|rd|th)\b", r"\1", text)
+    words = re.sub(r"(?i)\bsept\b", "Sep", words)  # strptime's %b knows "Sep" only
     words = re.sub(r"(?i)\b(?:the|of)\b|,|(?<=[A-Za-z])\.", " ", words).split()
     if not words:
         return None
@@ -301,7 +326,7 @@ class Gold:
 
     @classmethod
     def of(cls, answer: str, aliases: Any = (), answer_type: str | None = None,
-           answer_value: Mapping[str, Any] | None = None) -> Gold:
+           answer_value: Mapping[str, Any] | None = None) -> "Gold":
         """The gold of a row's fields as any consumer holds them (lists or numpy arrays, a dict or None)."""
         value = dict(answer_value or {})
         number = value.get("number")
@@ -341,6 +366,8 @@ def _same_amount(prediction: str, gold: Gold) -> bool:
         want, have = parse_unit(gold.unit), parse_unit(amount.unit)
         if want is None or have is None:
             return False
+        if have == units().degree and want.dimensionality == units().kelvin.dimensionality:
+            have = want  # "14°" or "14 degrees" asked in degrees Celsius: the question's degrees, not an angle
         try:
             converted = units().Quantity(float(amount.value), have).to(want).magnitude
         except Exception:  # pint.DimensionalityError and kin: "1.92 kg" for "1.92 m"
@@ -419,13 +446,15 @@ def grade(prediction: str, gold: Gold) -> float:
     prediction = prediction.strip()
     if not normalize(prediction):
         return 0.0
+    kind = gold.type
+    # A number or a date the grader can read is judged by its value alone: text equality drops signs and would
+    # take "-14 °C" for "14 °C". The text of the answer and aliases still counts for what reads as no value.
+    if kind in ("number", "quantity") and parse_amount(prediction) is not None:
+        return float(_same_amount(prediction, gold))
+    if kind == "date" and parse_date(prediction) is not None:
+        return float(_same_date(prediction, gold))
     if _text_match(prediction, gold):
         return 1.0
-    kind = gold.type
-    if kind in ("number", "quantity"):
-        return float(_same_amount(prediction, gold))
-    if kind == "date":
-        return float(_same_date(prediction, gold))
     if kind == "list":
         return float(_same_list(prediction, gold.items))
     if kind is None:
