@@ -25,6 +25,7 @@ from timelyqa.record import CANARY, REJECTED_SCHEMA, WikipediaRecord
 from timelyqa.wikipedia.answer import Rule, answers_on, resolve
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
+from timelyqa.wikipedia.questions import GENERATOR
 from timelyqa.wikipedia.source import SOURCE
 
 SEEDS = (1, 2, 3)
@@ -116,7 +117,7 @@ def _check_against_truth(world: World, questions: pl.DataFrame, rejected: pl.Dat
                                                 "parser": "wikipedia_infobox_parser_v1"}
         assert not any(str(y) in row["question"] for y in range(1950, 2027))
         assert row["canary"] == CANARY and row["source"] == "wikipedia"
-        assert row["generator"] == "wikipedia_infobox_template_v2"
+        assert row["generator"] == GENERATOR
         assert [ev["revision"] for ev in row["evidence"]][0] == str(e.rev_id)
         rev = next(r for r in e.page.revisions if r.id == e.rev_id)
         assert row["evidence"][0]["sha256"] == hashlib.sha256(rev.text.encode()).hexdigest()

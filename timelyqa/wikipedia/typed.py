@@ -122,8 +122,9 @@ def _template(template: Template, text: str) -> Value | None:
     if str(template.name).partition(":")[0].strip().lower() == "formatnum":
         return Value(text, "number")
     args = [p for p in template.params if not p.showkey]
-    if name in LISTS:  # each parameter an item, or, in {{plainlist}}, each of its lines
-        return _lines("\n".join(render(arg.value) for arg in args), text)
+    if name in LISTS:  # each parameter an item, or, in {{plainlist}}, each of its lines; one item reads as itself
+        listed = _lines("\n".join(render(arg.value) for arg in args), text)
+        return listed or (_same_text(read(args[0].value), text) if len(args) == 1 else None)
     if name in UNITS:
         unit = positional(template)[1:2]
         return Value(text, "quantity", unit=unit[0]) if unit and unit[0] else None
