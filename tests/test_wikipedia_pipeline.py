@@ -22,6 +22,7 @@ from tests.wikiworld import (DOMAINS, SETTING, TEMPLATES, Rev, WikiPage, World, 
                              write_export)
 from timelyqa.errors import ConfigError
 from timelyqa.record import CANARY, REJECTED_SCHEMA, WikipediaRecord
+from timelyqa.rewards import units
 from timelyqa.wikipedia.answer import Rule, answers_on, resolve
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
@@ -355,6 +356,7 @@ def test_the_dump_is_streamed_not_held(tmp_path: Path) -> None:
     big = replace(world, pages=pages + world.pages)
     path = write_export(big.pages, tmp_path / "big.xml.bz2")
     size = len(bz2.decompress(path.read_bytes()))
+    units()  # the units registry that types answers: some 2 MB once per process, whatever the dump's size
     tracemalloc.start()
     questions, rejected, _ = _run(big, path, tmp_path / "out")
     _, peak = tracemalloc.get_traced_memory()
@@ -384,6 +386,7 @@ def test_what_waits_for_the_writer_holds_no_page_text(tmp_path: Path) -> None:
                                     template="Infobox settlement"))
     path = write_export(world.pages, tmp_path / "towns.xml.bz2")
     size = len(bz2.decompress(path.read_bytes()))
+    units()  # the units registry that types answers: some 2 MB once per process, whatever the dump's size
     tracemalloc.start()
     questions, rejected, _ = _run(world, path, tmp_path / "out")
     _, peak = tracemalloc.get_traced_memory()
