@@ -398,5 +398,5 @@ def test_wikipedia_with_the_llm_writer_configured_by_the_environment_reruns_with
         wrong = timelyqa(*args, env={**env, "TIMELYQA_LLM_MODEL": "writer-70b"})
     questions = pl.read_parquet(tmp_path / "out" / "questions.parquet")
     assert questions["page_title"].to_list() == ["Ana Lima"]
-    assert questions["generator"].to_list() == ["dailyqa_query_writer_v1+llm:writer-7b"]
+    assert questions["generator"].to_list() == ["dailyqa_query_writer_v1+wikipedia_unit_phrase_v1+llm:writer-7b"]
     assert wrong.returncode == 2 and "does not serve model 'writer-70b'" in error_line(wrong)

@@ -102,7 +102,7 @@ def test_every_page_gets_the_outcome_its_script_calls_for(export: Path, servers:
     assert questions["page_title"].to_list() == ["Ana Lima"]
     row = questions.row(0, named=True)
     assert row["question"] == "Which club does the footballer Ana Lima currently play for?" and row["answer"] == NEW
-    assert row["generator"] == "dailyqa_query_writer_v1+llm:writer-7b"
+    assert row["generator"] == "dailyqa_query_writer_v1+wikipedia_unit_phrase_v1+llm:writer-7b"
     assert row["verification"]["method"] == "llm-answer-check:independent"
     assert row["verification"]["endpoint"] == "llm:checker-8b" and row["verification"]["passed"]
     assert "dailyqa_rag_answerer_v1" in row["verification"]["query"]
@@ -111,7 +111,7 @@ def test_every_page_gets_the_outcome_its_script_calls_for(export: Path, servers:
     mismatch = rejected.filter(pl.col("reason") == "answer_mismatch").row(0, named=True)
     assert "'Ajax'" in mismatch["detail"] and "'Celtic'" in mismatch["detail"] and "Ed Fox" in mismatch["detail"]
     assert json.loads(mismatch["item"])["question"] == "Which club does Ed Fox currently play for?"
-    assert manifest["generators"] == ["dailyqa_query_writer_v1+llm:writer-7b"]
+    assert manifest["generators"] == ["dailyqa_query_writer_v1+wikipedia_unit_phrase_v1+llm:writer-7b"]
     assert manifest["settings"]["generator"] == "llm"
     # The checker is asked only about questions that passed the rule checks; the writer about every page.
     writer_server, checker_server = servers

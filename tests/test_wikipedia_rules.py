@@ -12,7 +12,7 @@ from timelyqa.wikipedia.answer import Rule
 from timelyqa.wikipedia.changes import (Drop, State, changed_keys, choose, keep_key, keep_value, page_changes,
                                         value_at)
 from timelyqa.wikipedia.labels import Domain, Frequency, cap_per_domain, domain, update_frequency
-from timelyqa.wikipedia.questions import QUESTIONS, Reject, answer_aliases, check, template_question, well_formed
+from timelyqa.wikipedia.questions import QUESTIONS, Reject, check, say_unit, template_question, well_formed
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 END = START + timedelta(days=7)
@@ -200,10 +200,13 @@ def test_aliases_name_the_subject_too() -> None:
                  "{{Infobox football tournament\n| champion = Spain\n}}", {}) is None, "a year in the name is no date"
 
 
-def test_iso_answers_get_readable_aliases() -> None:
-    assert answer_aliases("1995-02-09") == ["9 February 1995", "February 9, 1995"]
-    assert answer_aliases("2021-07") == ["July 2021"]
-    assert answer_aliases("Celtic") == []
+def test_a_question_says_the_unit_or_scale_of_its_answer_once() -> None:
+    assert say_unit("What is the box office gross of The Lunetta Affair?", "in millions of US dollars") == \
+        "What is the box office gross of The Lunetta Affair, in millions of US dollars?"
+    assert say_unit("What is the total area of Port Alder in square kilometres?", "in square kilometres") == \
+        "What is the total area of Port Alder in square kilometres?", "said already"
+    assert say_unit("What percentage of Valmora voted?", "in percent") == "What percentage of Valmora voted?"
+    assert say_unit("Who is the mayor of Valmora?", "") == "Who is the mayor of Valmora?"
 
 
 def test_the_recompute_rule_round_trips() -> None:

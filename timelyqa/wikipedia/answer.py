@@ -20,6 +20,7 @@ from timelyqa.names import current_name
 from timelyqa.stages import Dropped
 from timelyqa.wikipedia.dump import DumpReader
 from timelyqa.wikipedia.infobox import PARSER, parse_infobox
+from timelyqa.wikipedia.typed import Value
 
 
 class HasText(Protocol):
@@ -51,8 +52,14 @@ class Rule:
 
 def value_in(wikitext: str, key: str) -> str | None:
     """The key's value in one revision's infobox; None when the page has no infobox or no such key."""
+    read = read_in(wikitext, key)
+    return read.text if read else None
+
+
+def read_in(wikitext: str, key: str) -> Value | None:
+    """The key's value in one revision's infobox as the renderer read it (its text and kind of answer)."""
     box = parse_infobox(wikitext)
-    return box.fields.get(key) if box else None
+    return box.values.get(key) if box else None
 
 
 def last_at_or_before(revisions: Iterable[HasText], when: datetime) -> HasText | None:
@@ -68,14 +75,23 @@ def resolve(revisions: Iterable[HasText], key: str, when: datetime) -> str | Non
 def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime], *,
                stood_on: dict[Rule, list[tuple[int, datetime] | None]] | None = None
                ) -> tuple[dict[Rule, list[str | None]], list[Dropped]]:
-    """Every rule's answer at every moment, in one streamed pass over a dump with revision history.
+    """Every rule's answer at every moment as text (`values_on` says the rest)."""
+    found, rejected = values_on(dump, rules, moments, stood_on=stood_on)
+    return {rule: [None if v is None else v.text for v in values] for rule, values in found.items()}, rejected
+
+
+def values_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime], *,
+              stood_on: dict[Rule, list[tuple[int, datetime] | None]] | None = None
+              ) -> tuple[dict[Rule, list[Value | None]], list[Dropped]]:
+    """Every rule's answer at every moment, as the renderer read it, in one streamed pass over a dump with revision
+    history.
 
     A rule names its page by id when it has one (titles change), else by title. A page the dump lacks,
     or whose history could not be read whole, answers None; the reasons are in the rejects returned.
     `stood_on`, when given, tells that None apart from a key the page lacks: it receives, for each rule whose
     page the dump holds whole, the (id, timestamp) of the revision each answer stands on (None: none so early).
     """
-    answers: dict[Rule, list[str | None]] = {rule: [None] * len(moments) for rule in rules}
+    answers: dict[Rule, list[Value | None]] = {rule: [None] * len(moments) for rule in rules}
     by_id: dict[int, list[Rule]] = {}
     by_title: dict[str, list[Rule]] = {}
     for rule in rules:
@@ -99,7 +115,7 @@ def answers_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime], *
             continue
         parsed = {rev.id: parse_infobox(rev.text) for rev in best if rev is not None}
         for rule in wanted:
-            answers[rule] = [None if rev is None or parsed[rev.id] is None else parsed[rev.id].fields.get(rule.key)
+            answers[rule] = [None if rev is None or parsed[rev.id] is None else parsed[rev.id].values.get(rule.key)
                              for rev in best]
             if stood_on is not None:
                 stood_on[rule] = [None if rev is None else (rev.id, rev.timestamp) for rev in best]

@@ -25,11 +25,12 @@ from typing import Any
 
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.stages import Dropped
-from timelyqa.wikipedia.answer import Rule, value_in
+from timelyqa.wikipedia.answer import Rule, read_in
 from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.dump import Page, ReadReject, Revision
 from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
 from timelyqa.wikipedia.labels import HORIZON
+from timelyqa.wikipedia.typed import Value
 
 REVISIONS = {"prop": "revisions", "rvprop": "ids|timestamp|content|sha1", "rvslots": "main"}
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
@@ -120,8 +121,14 @@ def revision_at(source: Source, page: int | str, when: datetime, *, gone_ok: boo
 
 def answer_at(source: Source, rule: Rule, when: datetime) -> str | None:
     """A released question's answer on any date, from the live wiki (answer.answers_on does it from a dump)."""
+    read = read_at(source, rule, when)
+    return None if read is None else read.text
+
+
+def read_at(source: Source, rule: Rule, when: datetime) -> Value | None:
+    """The same answer as the renderer read it: its text and the kind of answer its markup makes."""
     rev = revision_at(source, rule.page_id if rule.page_id is not None else rule.page, when)
-    return None if rev is None else value_in(rev.text, rule.key)
+    return None if rev is None else read_in(rev.text, rule.key)
 
 
 def pages(source: Source, start: datetime, end: datetime, horizon: timedelta = HORIZON, *,

@@ -9,7 +9,8 @@ import mwparserfromhell
 from mwparserfromhell.nodes import Tag, Template, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, plain, render, strip_refs, template_name, tidy
+from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, render, strip_refs, template_name, tidy
+from timelyqa.wikipedia.typed import Value, read
 
 PARSER = "wikipedia_infobox_parser_v1"
 """The name of the rules below; a change in what a value reads as gets a new name."""
@@ -31,10 +32,12 @@ gone; a longer lead is cut here before parsing (a lead of 3 M templates would ta
 
 @dataclass(frozen=True, slots=True)
 class Infobox:
-    """One revision's infobox: the template's name (the first infobox's) and every non-empty field."""
+    """One revision's infobox: the template's name (the first infobox's) and every non-empty field, as text
+    (`fields`) and as the renderer read it (`values`: the text and the kind of answer its markup makes)."""
 
     template: str
     fields: dict[str, str] = field(default_factory=dict)
+    values: dict[str, Value] = field(default_factory=dict)
 
 
 def is_infobox(name: str) -> bool:
@@ -59,17 +62,18 @@ def parse_infobox(wikitext: str) -> Infobox | None:
     boxes = [t for t in code.filter_templates(recursive=True) if is_infobox(template_name(t))]
     if not boxes:
         return None
-    fields: dict[str, str] = {}
+    values: dict[str, Value] = {}
     for box in boxes:
         for param in box.params:
             if not param.showkey:
                 continue
             key = _key(str(param.name))
-            if key and key not in fields:
-                value = plain(param.value)
-                if value:
-                    fields[key] = value
-    return Infobox(template=template_name(boxes[0]), fields=fields)
+            if key and key not in values:
+                value = read(param.value)
+                if value.text:
+                    values[key] = value
+    return Infobox(template=template_name(boxes[0]), fields={key: value.text for key, value in values.items()},
+                   values=values)
 
 
 def infobox_sources(wikitext: str) -> list[str]:

@@ -24,8 +24,9 @@ from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Evidence, Verification, WikipediaRecord, record_id
 from timelyqa.stages import StageWriter
-from timelyqa.wikipedia import labels
-from timelyqa.wikipedia.answer import Rule
+from timelyqa.wikipedia import labels, typed
+from timelyqa.answers import unit_phrase
+from timelyqa.wikipedia.answer import Rule, read_in
 from timelyqa.wikipedia.api import ApiReader
 from timelyqa.wikipedia.apiclient import ApiSettings
 from timelyqa.wikipedia.changes import page_changes
@@ -36,7 +37,7 @@ from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikipedia import recheck
-from timelyqa.wikipedia.questions import answer_aliases, correct
+from timelyqa.wikipedia.questions import correct
 from timelyqa.wikipedia.source import SOURCE
 from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer, Written
 
@@ -47,10 +48,11 @@ UNIT_SCHEMA = pl.Schema({
     "title": pl.String(), "url": pl.String(), "key": pl.String(), "value": pl.String(), "infobox": pl.String(),
     "first_paragraph": pl.String(), "rule": pl.String(), "where": pl.String(), "page_id": pl.Int64(),
     "value_before": pl.String(), "revision_id": pl.Int64(), "changed_at": pl.Datetime("us", "UTC"),
-    "evidence": pl.String(), "domain": pl.String(), "frequency": pl.String(),
+    "evidence": pl.String(), "domain": pl.String(), "frequency": pl.String(), "typed": pl.String(),
 })
 """A page's chosen change with everything its record needs but the question; no revision text, so that what
-waits for the writer grows with the questions, not with the pages' sizes."""
+waits for the writer grows with the questions, not with the pages' sizes. `typed` is the answer as the renderer
+read it (typed.to_json: type, value, aliases)."""
 WRITTEN_SCHEMA = pl.Schema({**UNIT_SCHEMA, "question": pl.String(), "generator": pl.String(),
                             "verification": pl.String()})
 
@@ -234,6 +236,8 @@ def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Setting
                       f"the revision's infobox reads ({failed})")
         return None
     infobox = next(s.fields for s in reversed(history.states) if s.rev_id == golden.id)
+    # The type comes from the markup the answer was rendered from, in the revision the answer stands on.
+    answer = typed.answer(read_in(golden.text, change.key) or typed.Value(change.after))
     evidence = [_evidence(history, wiki_url, rev_id).model_dump(mode="json")
                 for rev_id in dict.fromkeys((change.rev_id, golden.id))]
     return {
@@ -246,13 +250,15 @@ def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Setting
         "domain": labels.domain(history.templates.get(golden.id, ""), categories(golden.text)).value,
         "frequency": labels.update_frequency(history.states, change.key, end=settings.end,
                                              horizon=settings.horizon).value,
+        "typed": typed.to_json(answer),
     }
 
 
 def _as_unit(row: Mapping[str, object]) -> Unit:
     return Unit(title=str(row["title"]), url=str(row["url"]), key=str(row["key"]), value=str(row["value"]),
                 infobox=json.loads(str(row["infobox"])), first_paragraph=str(row["first_paragraph"]),
-                rule=str(row["rule"]), where=str(row["where"]))
+                rule=str(row["rule"]), where=str(row["where"]),
+                unit_phrase=unit_phrase(typed.from_json(str(row["typed"])).value))
 
 
 def _kept(frame: pl.DataFrame, written: list[Written], ledger: StageWriter) -> pl.DataFrame:
@@ -272,9 +278,10 @@ def _kept(frame: pl.DataFrame, written: list[Written], ledger: StageWriter) -> p
 
 def _record(row: Mapping[str, object], settings: Settings) -> WikipediaRecord:
     value = str(row["value"])
+    answer = typed.from_json(str(row["typed"]))
     return WikipediaRecord(
         id=record_id("wikipedia", str(row["page_id"]), str(row["key"]), str(row["revision_id"]), value),
-        question=str(row["question"]), answer=value, answer_aliases=answer_aliases(value), source="wikipedia",
+        question=str(row["question"]), **answer.fields(), source="wikipedia",
         level=str(row["frequency"]), event_date=row["changed_at"].date(),  # type: ignore[attr-defined]
         as_of=settings.end, evidence=[Evidence.model_validate(e) for e in json.loads(str(row["evidence"]))],
         verification=Verification.model_validate_json(str(row["verification"])), generator=str(row["generator"]),

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
 
 from timelyqa.reasons import Reason
 from timelyqa.wikipedia.answer import value_in
 
-GENERATOR = "wikipedia_infobox_template_v2"
-"""v2: questions for the common keys read as English ('Who is the mayor of X?'); v1 asked every key as
-'What is the {label} of X?'."""
+GENERATOR = "wikipedia_infobox_template_v3"
+"""v3: a question whose answer has a unit or scale says it ('..., in millions of US dollars?'); v2: questions for
+the common keys read as English ('Who is the mayor of X?'); v1 asked every key as 'What is the {label} of X?'."""
+UNIT_PHRASE = "wikipedia_unit_phrase_v1"
+"""The step that adds the unit or scale to a question that does not say it (`say_unit`): part of the LLM writer's
+generator name, whose prompt is the paper's."""
 
 # Questions for the keys infoboxes share; {s} is the page's subject. Every other key falls back to its label.
 QUESTIONS: dict[str, str] = {
@@ -129,19 +131,13 @@ def check(question: str, key: str, answer: str, title: str, wikitext: str, infob
             or well_formed(question, answer, title, infobox))
 
 
-def answer_aliases(answer: str) -> list[str]:
-    """Other accepted forms of an answer: an ISO date also as '3 May 1990' and 'May 3, 1990'."""
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", answer):
-        try:
-            d = date.fromisoformat(answer)
-        except ValueError:
-            return []
-        return [f"{d.day} {d:%B %Y}", f"{d:%B} {d.day}, {d.year}"]
-    if re.fullmatch(r"\d{4}-\d{2}", answer):
-        year, month = answer.split("-")
-        if 1 <= int(month) <= 12:
-            return [f"{date(int(year), int(month), 1):%B %Y}"]
-    return []
+def say_unit(question: str, phrase: str) -> str:
+    """The question with the unit or scale its answer is in ("in millions of US dollars"), unless it says it already
+    ("in square kilometres", "what percentage"): then a bare number answers it right."""
+    words = phrase.removeprefix("in ").strip()
+    if not words or _norm(words) in _norm(question):
+        return question
+    return f"{question.rstrip().rstrip('?').rstrip()}, {phrase}?"
 
 
 def _norm(text: str) -> str:

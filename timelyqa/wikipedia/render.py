@@ -40,16 +40,16 @@ _DROPPED = frozenset({
     # values that MediaWiki computes from the reading date, which no revision holds
     "age", "age in years", "age in years and days", "years ago", "currentyear",
 })
-_LISTS = frozenset({"ubl", "unbulleted list", "ublist", "plainlist", "plain list", "flatlist", "flat list",
+LISTS = frozenset({"ubl", "unbulleted list", "ublist", "plainlist", "plain list", "flatlist", "flat list",
                     "hlist", "bulleted list", "bulletedlist", "ul", "ordered list", "collapsible list", "cslist",
                     "bulleted", "indented plainlist", "endplainlist", "startplainlist"})
-_FIRST = frozenset({"nowrap", "nobr", "no wrap", "small", "smaller", "big", "larger", "resize", "abbr", "flag",
+FIRST = frozenset({"nowrap", "nobr", "no wrap", "small", "smaller", "big", "larger", "resize", "abbr", "flag",
                     "flagcountry", "flagu", "flag country", "flagathlete", "nihongo", "ill", "interlanguage link",
                     "url", "marriage", "married", "tooltip", "visible anchor", "nts", "ntsh", "nowrap begin",
                     "sup", "sub", "longitem", "small caps", "smallcaps", "lower", "upper",
                     "unbulleted", "awrap", "tl", "em", "strong", "sic"})
-_SECOND = frozenset({"lang", "native name", "native phrase", "langx", "transliteration", "transl"})
-_UNITS = frozenset({"convert", "cvt", "height", "cvt2"})
+SECOND = frozenset({"lang", "native name", "native phrase", "langx", "transliteration", "transl"})
+UNITS = frozenset({"convert", "cvt", "height", "cvt2"})
 
 
 def strip_refs(wikitext: str) -> str:
@@ -93,7 +93,7 @@ def tidy(text: str) -> str:
 
 
 def render(code: Wikicode) -> str:
-    return "".join(_node(node) for node in code.nodes)
+    return "".join(node_text(node) for node in code.nodes)
 
 
 def template_name(template: Template) -> str:
@@ -152,20 +152,20 @@ def render_template(template: Template) -> str:
     if name in _DROPPED or name.startswith(("cite ", "citation", "infobox", "short description")):
         return ""
     args = positional(template)
-    if name in _LISTS:
+    if name in LISTS:
         return "\n" + "\n".join(a for a in args if a) + "\n"
     if name == "sortname":
         return " ".join(a for a in args[:2] if a)
-    if name in _FIRST or re.fullmatch(r"lang-[a-z-]+", name):  # {{lang-it|text}}: the language is in the name
+    if name in FIRST or re.fullmatch(r"lang-[a-z-]+", name):  # {{lang-it|text}}: the language is in the name
         return args[0] if args else ""
-    if name in _SECOND:
+    if name in SECOND:
         return args[1] if len(args) > 1 else ""
-    if name in _UNITS:
+    if name in UNITS:
         return " ".join(a for a in args[:2] if a)
     return ""  # an unknown template's output cannot be known without MediaWiki; better nothing than its code
 
 
-def _node(node: object) -> str:
+def node_text(node: object) -> str:
     if isinstance(node, Text):
         return node.value
     if isinstance(node, HTMLEntity):

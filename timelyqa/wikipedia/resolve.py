@@ -16,19 +16,23 @@ import polars as pl
 
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.files import write_parquet
+from timelyqa.record import RECORD_SCHEMA
 from timelyqa.sources import get
 from timelyqa.stages import Dropped, Rejects
-from timelyqa.wikipedia.answer import Rule, answers_on
-from timelyqa.wikipedia.api import PageUnavailable, answer_at
+from timelyqa.wikipedia import typed
+from timelyqa.wikipedia.answer import Rule, values_on
+from timelyqa.wikipedia.api import PageUnavailable, read_at
 from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.dump import ReadReject, check_dump
 
 ANSWERS_SCHEMA = pl.Schema({
     "id": pl.String(), "question": pl.String(), "date": pl.Datetime("us", "UTC"), "answer": pl.String(),
+    "answer_aliases": RECORD_SCHEMA["answer_aliases"], "answer_type": RECORD_SCHEMA["answer_type"],
+    "answer_value": RECORD_SCHEMA["answer_value"],
     "answer_as_of": pl.String(), "as_of": pl.Datetime("us", "UTC"), "changed": pl.Boolean(),
 })
-"""One row per question: its answer at `date` (null when the page or key did not exist then), the stored
-answer and the moment it was true, and whether they differ."""
+"""One row per question: its answer at `date` typed as a release row's is (answer, aliases, type, value; null when
+the page or key did not exist then), the stored answer and the moment it was true, and whether they differ."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ def answer_questions(questions: pl.DataFrame, when: datetime, *, dump: Path | No
     rules = [Rule.from_json(text) for text in questions["recompute"]]
     if dump is not None and api is None:
         check_dump(Path(dump))
-        found, rejected = answers_on(Path(dump), rules, [when])
+        found, rejected = values_on(Path(dump), rules, [when])
         values = [found[rule][0] for rule in rules]
     elif api is not None and dump is None:
         with MediaWikiAPI(api) as client:
@@ -83,18 +87,21 @@ def answer_questions(questions: pl.DataFrame, when: datetime, *, dump: Path | No
         rejected = [reject for _, reject in got if reject is not None]
     else:
         raise ConfigError("answer from either a dump or the API, not both and not neither")
+    # Each answer typed as the pipeline types a row's: from what the renderer read of its markup.
+    answered = [None if value is None else typed.answer(value).row() for value in values]
     rows = questions.select("id", "question", "answer", "as_of").rename({"answer": "answer_as_of"}).with_columns(
         pl.lit(when).cast(pl.Datetime("us", "UTC")).alias("date"),
-        pl.Series("answer", values, dtype=pl.String()),
+        *(pl.Series(name, [None if a is None else a[name] for a in answered], dtype=ANSWERS_SCHEMA[name])
+          for name in ("answer", "answer_aliases", "answer_type", "answer_value")),
     )
     rows = rows.with_columns(pl.col("answer").ne_missing(pl.col("answer_as_of")).alias("changed"))
     return Answers(rows.select(list(ANSWERS_SCHEMA)).cast(dict(ANSWERS_SCHEMA)), rejected)
 
 
-def _answer_at(client: MediaWikiAPI, rule: Rule, when: datetime) -> tuple[str | None, Dropped | None]:
+def _answer_at(client: MediaWikiAPI, rule: Rule, when: datetime) -> tuple[typed.Value | None, Dropped | None]:
     """One answer; a page the API cannot give costs only its own question, kept aside with the reason."""
     try:
-        return answer_at(client, rule, when), None
+        return read_at(client, rule, when), None
     except SourceContractError as exc:
         reason = exc.reason if isinstance(exc, PageUnavailable) else ReadReject.API_ERROR
         return None, Dropped({"page": rule.page, "page_id": rule.page_id, "key": rule.key}, reason,

@@ -23,7 +23,8 @@ from timelyqa.llm.settings import ENV_PREFIX, LLMSettings
 from timelyqa.llm.shapes import Domain as DomainName
 from timelyqa.reasons import Reason
 from timelyqa.record import Verification
-from timelyqa.wikipedia.questions import GENERATOR, descriptive, template_question, well_formed
+from timelyqa.wikipedia.questions import (GENERATOR, UNIT_PHRASE, descriptive, say_unit, template_question,
+                                         well_formed)
 
 WRITER_PROMPT = "dailyqa/query_writer"
 CHECK_PROMPT = "dailyqa/rag_answerer"
@@ -50,6 +51,8 @@ class Unit:
     """The recompute rule (JSON): how the question is answered on any date."""
     where: str
     """Where the page's revisions were read: `dump:{file name}` or the API's URL."""
+    unit_phrase: str = ""
+    """What the question must say for a bare number to answer it: "in millions of US dollars", or nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +111,7 @@ class LLMWriter:
         self.models = models
         self.writer_prompt = writer_prompt or prompts.get(WRITER_PROMPT)
         self.check_prompt = check_prompt or prompts.get(CHECK_PROMPT)
-        self.generator = f"{self.writer_prompt.id}+{models.writer.generator}"
+        self.generator = f"{self.writer_prompt.id}+{UNIT_PHRASE}+{models.writer.generator}"
 
     def write(self, units: Sequence[Unit]) -> list[Written]:
         replies = self.models.writer.ask_all(self.writer_prompt, [_writer_values(u) for u in units])
@@ -195,7 +198,9 @@ def _writer_values(unit: Unit) -> dict[str, str]:
 
 
 def _form(unit: Unit, question: str, generator: str) -> Written:
-    """The rule checks on a question's text: it names the subject, gives nothing away, holds no date."""
+    """The question says its answer's unit or scale, then the rule checks on its text: it names the subject, gives
+    nothing away, holds no date."""
+    question = say_unit(question, unit.unit_phrase)
     failed = descriptive(question, unit.title, unit.infobox) or well_formed(question, unit.value, unit.title,
                                                                            unit.infobox)
     if failed:
