@@ -25,6 +25,13 @@ from timelyqa.rewards import Gold, grade
      {"number": "1500", "precision": 0, "unit": "km**2"}, "in square kilometres"),
     (answers.from_decimal("+1.85", "metre"), "quantity", {"number": "1.85", "precision": -2, "unit": "m"},
      "in metres"),
+    # Wikidata's unit labels: a currency by its full name, a unit named in several words.
+    (answers.from_decimal("+38900000", "United States dollar"), "quantity",
+     {"number": "38900000", "precision": 0, "unit": "USD"}, "in US dollars"),
+    (answers.from_decimal("+12.5", "kilowatt hour"), "quantity", {"number": "12.5", "precision": -1, "unit": "kWh"},
+     "in kilowatt hours"),
+    (answers.from_decimal("+4.2", "light-year"), "quantity", {"number": "4.2", "precision": -1, "unit": "ly"},
+     "in light years"),
     (answers.date("Thursday 5 November 2026"), "date", {"date": "2026-11-05", "date_precision": "day"}, ""),
     (answers.date("February 1990"), "date", {"date": "1990-02", "date_precision": "month"}, ""),
     (answers.listing(["Alder Weir", "Corran Sluice"]), "list", {"items": ["Alder Weir", "Corran Sluice"]}, ""),

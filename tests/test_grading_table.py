@@ -314,7 +314,8 @@ TABLE: list[tuple[str, str, str, float]] = [
     ("popca-million", "popca", "1.21953 million", RIGHT),
     ("popca-rounded", "popca", "1.22 million", WRONG),
     ("popca-next", "popca", "1,219,531", WRONG),
-    ("popca-mixed-grouping", "popca", "1,219 530", RIGHT),  # read as no number, but the same digit groups
+    ("popca-mixed-grouping", "popca", "1,219 530", WRONG),  # no number (one separator throughout), and as text
+    # "1219 530": a comma grouping thousands is dropped, a space is not, so the digits part differently
     ("capacity-digits", "capacity", "51200", RIGHT),
     ("capacity-thousand", "capacity", "51.2 thousand", RIGHT),
     ("capacity-rounded", "capacity", "51,000", WRONG),
@@ -335,6 +336,11 @@ TABLE: list[tuple[str, str, str, float]] = [
     ("currencies-words-spaced", "currencies", "thirty one", RIGHT),
     ("currencies-next", "currencies", "32", WRONG),
     ("currencies-swapped", "currencies", "13", WRONG),
+    ("currencies-counted", "currencies", "31 currencies", RIGHT),  # a count may name what it counts
+    ("currencies-counted-next", "currencies", "32 currencies", WRONG),
+    ("currencies-in-a-unit", "currencies", "31 hours", WRONG),  # never a unit
+    ("currencies-a-day", "currencies", "31 May", WRONG),  # nor a month
+    ("evacuated-counted", "evacuated", "3,400 residents", RIGHT),
     ("mirror-as-is", "mirror", "2.4", RIGHT),
     ("mirror-finer", "mirror", "2.40", RIGHT),
     ("mirror-next", "mirror", "2.5", WRONG),

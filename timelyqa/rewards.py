@@ -13,6 +13,7 @@ follows the type, and is the best over the answer and its aliases:
   a coarser one is wrong unless it is the same value: gold "1.92" takes "1.920" and "1.9204", never "1.9" or
   "1.93"; gold "1.00" takes "1". A prediction that reads as a number is judged by its value alone, never by its
   text ("-14" is not "14", "192" is not "1.92"); the answer and aliases as text count for one that does not.
+  A count may name what it counts ("31 currencies"), never a unit or a month ("31 hours", "31 May" are wrong).
 - `quantity`: a number with a unit (`answer_value.unit`, a pint symbol such as `m`, `°C`, `km**2`, `%`, `EUR`).
   A bare number is read in the gold's unit (and scale); a number with a unit is converted by pint: "192 cm" ==
   "1.92 m", "57.2 °F" == "57.2F" == "14 °C", "€18 million" == "€18m" == "18m euros" == "18 million €" ==
@@ -93,12 +94,14 @@ def _is_punctuation(ch: str) -> bool:
 
 
 _DIGIT_PUNCTUATION = re.compile(r"(?<=\d)[^\w\s]+(?=\d)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 def normalize(text: str) -> str:
     """SQuAD normalisation: lowercase, no punctuation, no articles, single spaces; except that punctuation between
-    two digits separates them ("4.3.1" -> "4 3 1"), so that "4.31" is not "4.3.1" nor "192 m" "1.92 m"."""
-    text = _DIGIT_PUNCTUATION.sub(" ", unicodedata.normalize("NFKC", text).lower())
+    two digits separates them ("4.3.1" -> "4 3 1"), so that "4.31" is not "4.3.1" nor "192 m" "1.92 m", but for a
+    comma grouping thousands ("1,200 widgets" == "1200 widgets")."""
+    text = _DIGIT_PUNCTUATION.sub(" ", _THOUSANDS.sub("", unicodedata.normalize("NFKC", text).lower()))
     text = "".join(ch for ch in text if not _is_punctuation(ch))
     return " ".join(_ARTICLES.sub(" ", text).split())
 
@@ -118,8 +121,9 @@ _CURRENCIES = {"EUR": ("€", "euro"), "GBP": ("£", "pound_sterling"), "USD": (
                "JPY": ("¥", "yen"), "CHF": ("", "Swiss_franc"), "INR": ("₹", "rupee")}
 """Currencies pint lacks, each a dimension of its own: a price in euros never converts to pounds."""
 _CURRENCY_WORDS = {"euro": "EUR", "pound": "GBP", "pounds sterling": "GBP", "pound sterling": "GBP",
-                   "dollar": "USD", "us dollar": "USD", "yen": "JPY", "swiss franc": "CHF", "franc": "CHF",
-                   "rupee": "INR"}
+                   "dollar": "USD", "us dollar": "USD", "united states dollar": "USD", "yen": "JPY",
+                   "japanese yen": "JPY", "swiss franc": "CHF", "franc": "CHF", "rupee": "INR", "indian rupee": "INR"}
+"""Currency names as people and Wikidata's unit labels write them ("United States dollar")."""
 
 
 @lru_cache(maxsize=1)
@@ -152,10 +156,15 @@ def parse_unit(text: str) -> pint.Unit | None:
     code = _CURRENCY_WORDS.get(re.sub(r"e?s$", "", text.lower())) or _CURRENCY_WORDS.get(text.lower())
     if code:
         return units().Unit(code)
-    try:
-        return units().parse_units(text)
-    except Exception:  # pint raises several kinds (undefined unit, tokenizer, definition syntax) for non-units
-        return None
+    # A unit named in several words is one pint name ("kilowatt hour", "light-year", "astronomical unit"); read
+    # as written, pint would multiply the words (hour * kilowatt) or fail on the hyphen.
+    joined = re.sub(r"[\s-]+", "_", text) if re.fullmatch(r"[A-Za-z]+(?:[\s-]+[A-Za-z]+)+", text) else None
+    for candidate in filter(None, (joined, text)):
+        try:
+            return units().parse_units(candidate)
+        except Exception:  # pint raises several kinds (undefined unit, tokenizer, definition syntax) for non-units
+            continue
+    return None
 
 
 def unit_symbol(unit: pint.Unit) -> str:
@@ -360,9 +369,13 @@ def _same_amount(prediction: str, gold: Gold) -> bool:
         return False
     precision = gold.precision if gold.precision is not None else _precision(gold.number)
     target = _rounded(gold.number, precision)
+    if amount.unit and not gold.unit:
+        # A count may name what it counts ("31 currencies", "3 departures"), never a unit: "14 °C" or "3 hours" for
+        # "how many members" is wrong, and so is a month ("4 November" is a date, not 4).
+        if parse_unit(amount.unit) is not None or _is_month(amount.unit.split()[0]):
+            return False
+        amount = Amount(amount.value, amount.scale, "")
     if amount.unit:
-        if not gold.unit:
-            return False  # a count with a unit: "14 °C" for "how many members"
         want, have = parse_unit(gold.unit), parse_unit(amount.unit)
         if want is None or have is None:
             return False
@@ -379,6 +392,16 @@ def _same_amount(prediction: str, gold: Gold) -> bool:
         if gold.scale and not amount.scale:
             values.append(amount.value.scaleb(gold.scale))
     return any(_rounded(v, precision) == target for v in values)
+
+
+def _is_month(word: str) -> bool:
+    for form in ("%B", "%b"):
+        try:
+            time.strptime(word.rstrip("."), form)
+            return True
+        except ValueError:
+            continue
+    return False
 
 
 def _same_date(prediction: str, gold: Gold) -> bool:
