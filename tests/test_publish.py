@@ -55,7 +55,7 @@ def wikidata_rows() -> list[WikidataRecord]:
         entity, facts = f"Q{n // 2 + 1}", (f"Q{n // 2 + 1}", f"P{n}", f"Q{1000 + n}")
         rows.append(WikidataRecord(
             id=record_id("wikidata", *facts), question=f"What is P{n} of {entity}?", answer=f"answer {n}",
-            answer_aliases=[f"alias {n}"], source="wikidata", level=f"L{n % 3 + 1}",
+            answer_aliases=[f"alias {n}"], answer_type="entity", source="wikidata", level=f"L{n % 3 + 1}",
             event_date=date(2026, 5 + n // 2, 1 + n % 2 * 19), as_of=AS_OF,
             evidence=[Evidence(url=f"https://www.wikidata.org/wiki/{entity}", title=entity, revision=str(n),
                                fetched_at=AS_OF, sha256="0" * 64)],
@@ -66,8 +66,8 @@ def wikidata_rows() -> list[WikidataRecord]:
 
 def plain_rows(source: str, names: list[str]) -> list[QARecord]:
     """Old rows (January) of a text source: only a train split, and month M stays Wikidata's."""
-    return [QARecord(id=record_id(source, name), question=f"Who won {name}?", answer=f"team {name}", source=source,
-                     level="easy", event_date=date(2026, 1, 5 + i), as_of=AS_OF, verification=CHECK,
+    return [QARecord(id=record_id(source, name), question=f"Who won {name}?", answer=f"team {name}",
+                     answer_type="entity", source=source, level="easy", event_date=date(2026, 1, 5 + i), as_of=AS_OF, verification=CHECK,
                      generator=f"{source}_llm_v1") for i, name in enumerate(names)]
 
 

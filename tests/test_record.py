@@ -41,7 +41,7 @@ def test_every_registered_source_schema_starts_with_the_common_columns(name: str
 def _row() -> WikidataRecord:
     return WikidataRecord(
         id=record_id("wikidata", "L1", "Q1"), question="Who is the head coach of Riyadh Falcons FC?",
-        answer="Tomasz Wielki", answer_aliases=["T. Wielki"], source="wikidata", level="L1",
+        answer="Tomasz Wielki", answer_aliases=["T. Wielki"], answer_type="entity", source="wikidata", level="L1",
         event_date=date(2026, 10, 3), as_of=datetime(2026, 11, 10, 10, tzinfo=UTC),
         evidence=[Evidence(url="https://www.wikidata.org/wiki/Q9200003", title="Riyadh Falcons FC")],
         verification=Verification(method="sparql_unique_answer", query="SELECT ...", endpoint="local",

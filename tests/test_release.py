@@ -43,7 +43,8 @@ def wikidata_row(entity: str, n: int, day: date, *, answer: str | None = None,
     facts = (entity, f"P{n}", f"Q{1000 + n}")
     return WikidataRecord(
         id=record_id("wikidata", *facts), question=f"What is P{n} of {entity}?", answer=answer or f"answer {n}",
-        answer_aliases=[f"alias {n}"], source="wikidata", level=f"L{n % 3 + 1}", event_date=day, as_of=as_of,
+        answer_aliases=[f"alias {n}"], answer_type="entity",
+        source="wikidata", level=f"L{n % 3 + 1}", event_date=day, as_of=as_of,
         evidence=[Evidence(url=f"https://www.wikidata.org/wiki/{entity}", title=entity, revision=str(n),
                            fetched_at=AS_OF, sha256="0" * 64)],
         verification=CHECK, generator=f"wikidata_l{n % 3 + 1}_v1", answer_id=facts[2], query_triples=[list(facts)],
@@ -58,6 +59,7 @@ def wikidata_rows() -> list[WikidataRecord]:
 def news_rows() -> list[QARecord]:
     # Only old news: the news config has a train split and nothing else.
     return [QARecord(id=record_id("bulletin", str(n)), question=f"Who won match {n}?", answer=f"team {n}",
+                     answer_type="entity",
                      source="bulletin", level="easy", event_date=date(2026, 1, 10 + n), as_of=AS_OF,
                      verification=CHECK, generator="bulletin_llm_v1") for n in range(3)]
 

@@ -32,7 +32,8 @@ CHECK = Verification(method="stated", query="", endpoint="articles.parquet", res
 def toy_row(city: str, day: date, n: int = 0, *, split: str | None = None) -> ToyRecord:
     """One question about a city's event (the city is the group: the event that never crosses splits)."""
     return ToyRecord(id=record_id("toy", city, str(n)), question=f"Who became mayor {n} of {city}?",
-                     answer=f"Mayor {city}{n}", source="toy", level="easy", event_date=day, as_of=AS_OF, split=split,
+                     answer=f"Mayor {city}{n}", answer_type="entity",
+                     source="toy", level="easy", event_date=day, as_of=AS_OF, split=split,
                      evidence=[Evidence(url=f"http://127.0.0.1:8000/{city}/{n}.html", title=f"{city} {n}")],
                      verification=CHECK, generator="toy_mayor_v1", city=city)
 

@@ -98,6 +98,13 @@ def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tm
     assert all(spec.reason_stage[row["reason"]] == row["stage"] for row in rejected.iter_rows(named=True))
     assert manifest.generators and all(is_versioned(g) for g in manifest.generators), manifest.generators
     assert load_run(tmp_path / name).questions.height == questions.height
+    # Every row is typed by what its source knows, in the record's six types, with the value its type needs.
+    types = set(questions.get_column("answer_type").to_list())
+    assert types <= {"entity", "number", "quantity", "date", "list", "text"}, types
+    numeric = questions.filter(pl.col("answer_type").is_in(["number", "quantity"]) & (pl.col("answer") != ""))
+    assert numeric.filter(pl.col("answer_value").struct.field("number").is_null()).is_empty()
+    dated = questions.filter((pl.col("answer_type") == "date") & (pl.col("answer") != ""))
+    assert dated.filter(pl.col("answer_value").struct.field("date").is_null()).is_empty()
 
 
 def test_a_new_source_needs_one_module_and_one_registry_entry(toy: SourceSpec, tmp_path: Path) -> None:
@@ -152,6 +159,19 @@ def test_a_reason_or_funnel_line_the_source_does_not_declare_is_refused(toy: Sou
         ledger.reject({}, Drop.TIME_TOO_COARSE, "a Wikidata reason in the toy source")
     with pytest.raises(ValueError, match="not a funnel line"):
         ledger.count("pages_read")
+
+
+def test_rows_kept_as_a_frame_without_an_answer_type_are_refused(toy: SourceSpec, tmp_path: Path) -> None:
+    """A source that keeps polars frames skips the record model's check: the writer makes it anyway."""
+    from timelyqa.stages import StageWriter
+
+    toy.demo(tmp_path / "toy")
+    rows = pl.read_parquet(tmp_path / "toy" / "questions.parquet")
+    ledger = StageWriter(toy, tmp_path / "again")
+    ledger.keep_frame(rows.with_columns(pl.when(pl.col("id") == rows["id"][0]).then(None)
+                                        .otherwise(pl.col("answer_type")).alias("answer_type")))
+    with pytest.raises(ValueError, match=rf"source 'toy': 1 rows without an answer_type \(first: {rows['id'][0]}\)"):
+        ledger.questions()
 
 
 def test_an_unknown_source_is_a_config_error_naming_the_known_ones() -> None:

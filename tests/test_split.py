@@ -18,6 +18,7 @@ def wikidata_row(entity: str, n: int, day: date) -> WikidataRecord:
     facts = (entity, f"P{n}", f"Q{1000 + n}")
     return WikidataRecord(
         id=record_id("wikidata", *facts), question=f"What is P{n} of {entity}?", answer=f"answer {n}",
+        answer_type="text",
         source="wikidata", level="L1", event_date=day, as_of=AS_OF, verification=CHECK, generator="wikidata_l1_v1",
         answer_id=facts[2], query_triples=[list(facts)], delta_triple=list(facts), sparql="SELECT ?x WHERE {}",
     )
@@ -101,7 +102,8 @@ def test_rows_without_an_anchor_are_each_their_own_group() -> None:
 
 
 def test_other_sources_split_row_by_row() -> None:
-    rows = [QARecord(id=record_id("bulletin", str(n)), question=f"q{n}", answer="a", source="bulletin",
+    rows = [QARecord(id=record_id("bulletin", str(n)), question=f"q{n}", answer="a", answer_type="text",
+                     source="bulletin",
                      level="L1", event_date=day, as_of=AS_OF, verification=CHECK, generator="bulletin_llm_v1")
             for n, day in enumerate([date(2026, 5, 9), date(2026, 3, 9), date(2026, 1, 9)])]
     out = assign_splits(to_frame(rows, QARecord), group_key=group_key_for("bulletin"))
@@ -113,6 +115,7 @@ def test_a_pages_questions_from_two_windows_stay_together() -> None:
     def row(page_id: int, key: str, day: date) -> WikipediaRecord:
         return WikipediaRecord(
             id=record_id("wikipedia", str(page_id), key), question=f"What is the {key} of page {page_id}?", answer="a",
+            answer_type="text",
             source="wikipedia", level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
             generator="wikipedia_infobox_template_v2", page_title=f"Page {page_id}", page_id=page_id,
             infobox_key=key, revision_id=page_id * 10, value_before=None, recompute="{}",
@@ -133,7 +136,8 @@ def test_an_empty_frame_keeps_its_schema() -> None:
 
 def test_rows_without_their_sources_key_column_are_each_their_own_group() -> None:
     """A source folder need only start with the common columns: without `page_id`, no page groups rows."""
-    rows = [QARecord(id=record_id("wikipedia", str(n)), question=f"q{n}", answer="a", source="wikipedia",
+    rows = [QARecord(id=record_id("wikipedia", str(n)), question=f"q{n}", answer="a", answer_type="text",
+                     source="wikipedia",
                      level="infrequent_update", event_date=day, as_of=AS_OF, verification=CHECK,
                      generator="wikipedia_infobox_template_v2")
             for n, day in enumerate([date(2026, 5, 9), date(2026, 1, 9)])]

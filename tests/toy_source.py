@@ -47,7 +47,8 @@ def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> 
             continue
         ledger.keep(ToyRecord(
             id=record_id("toy", fact["city"], fact["since"]), question=f"Who is the mayor of {fact['city']}?",
-            answer=fact["mayor"], source="toy", level="easy", event_date=date.fromisoformat(fact["since"]),
+            answer=fact["mayor"], answer_type="entity",
+            source="toy", level="easy", event_date=date.fromisoformat(fact["since"]),
             as_of=AS_OF, verification=Verification(method="stated", query="", endpoint=str(facts), result_count=1,
                                                    passed=True),
             generator="toy_mayor_v1", city=fact["city"]))

@@ -83,7 +83,7 @@ class QARecord(_Frozen):
     question: str
     answer: str
     answer_aliases: list[str] = Field(default_factory=list)
-    answer_type: AnswerType = AnswerType.TEXT
+    answer_type: AnswerType
     answer_value: AnswerValue = Field(default_factory=AnswerValue)
     source: SourceName
     level: str

@@ -142,7 +142,12 @@ class StageWriter:
                                        orient="row"))
         if not frames:
             return pl.DataFrame(schema=schema)
-        return pl.concat(frames, how="vertical").sort("id")
+        rows = pl.concat(frames, how="vertical").sort("id")
+        untyped = rows.filter(pl.col("answer_type").is_null()).get_column("id").to_list()
+        if untyped:  # a source that keeps frames must type its answers as a record would have to
+            raise ValueError(f"source {self.spec.name!r}: {len(untyped)} rows without an answer_type "
+                             f"(first: {untyped[0]})")
+        return rows
 
     def finish(self, *, as_of: datetime, inputs: Mapping[str, Input], settings: Mapping[str, Any],
                details: Mapping[str, Any] | None = None) -> Manifest:
