@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.sources import sources
 from timelyqa.record import Split
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS, SPLITS
@@ -211,12 +212,28 @@ def _funnel_section(manifest: dict[str, Any]) -> list[str]:
                   ""]
         lines += _table(["stage", "count"], [[f"`{s['stage']}`", s["count"]] for s in info["funnel"]]) + [""]
         rejects = sorted(info["rejects"].items(), key=lambda item: (-item[1], item[0]))
+        lines += _gate_line(source, info)
         if rejects:
             lines += _table(["reject reason", "count", "why"],
                             [[f"`{reason}`", n, _explanation(source, reason)] for reason, n in rejects]) + [""]
         generators = ", ".join(f"`{g}`" for g in info["generators"]) or "none"
         lines += [f"Generators: {generators}.", ""]
     return lines
+
+
+def _gate_line(source: str, info: dict[str, Any]) -> list[str]:
+    """What the question-quality gate did to the source's candidates this week, in a sentence."""
+    spec = sources().get(source)
+    if spec is None or GATE_STAGE not in {stage.name for stage in spec.stages}:
+        return []
+    dropped = {reason: n for reason, n in info["rejects"].items() if spec.reason_stage.get(reason) == GATE_STAGE}
+    passed = next((s["count"] for s in info["funnel"] if s["stage"] == GATE_PASSED), None)
+    if passed is None and not dropped:
+        return []
+    why = ", ".join(f"`{reason}` {n}" for reason, n in sorted(dropped.items(), key=lambda i: (-i[1], i[0])))
+    total = sum(dropped.values())
+    return [f"Question-quality gate: {passed or 0} candidates passed, {total} sent back" + (f" ({why})." if why else
+                                                                                           "."), ""]
 
 
 def _usage_section(manifest: dict[str, Any]) -> list[str]:

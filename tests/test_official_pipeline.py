@@ -385,7 +385,7 @@ def test_build_gives_a_live_row_per_healthy_recipe_and_rejects_failures_and_the_
     [line] = manifest["details"]["changelog"]
     assert "`cpi-workday` is broken" in line and "out of the test split" in line
     assert manifest["counts"] == {"recipe_files": 6, "recipes": 5, "resolutions": 30, "resolved": 18,
-                                  "live_questions": 4, "questions": 17 + 4}
+                                  "questions_gated": 17 + 4, "live_questions": 4, "questions": 17 + 4}
 
 
 def test_ids_are_stable_and_a_repaired_recipe_gets_a_new_live_id(history: History, tmp_path: Path) -> None:
@@ -506,3 +506,20 @@ def load_offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     cache = tmp_path / "hf-cache"
     return lambda *args, **kwargs: datasets.load_dataset(*args, cache_dir=str(cache), **kwargs)
+
+
+def test_a_recipe_whose_question_a_reviewer_sends_back_gives_no_row_and_each_is_kept_with_its_reason(
+        history: History, tmp_path: Path) -> None:
+    """The quality gate reads each row as released: a recipe's question written as a cloze loses its snapshots and
+    its live question, each kept aside with the gate's reason; the other recipes' rows are untouched."""
+    healthy, _, _ = build(history.catalog, history.state, tmp_path / "before")
+    victim = history.catalog.recipes[0]
+    recipes = [r if r.id != victim.id else recipe_of(
+        {**r.model_dump(mode="json", exclude_none=True), "question": "The river stood at ___ at the gauge today."},
+        name=f"{r.id}.yaml") for r in history.catalog.recipes]
+    manifest, rows, rejected = build(Catalog(recipes, history.catalog.refused), history.state, tmp_path / "after")
+    assert victim.id not in set(rows["recipe_id"]) and rows.height > 0
+    gated = rejected.filter(pl.col("stage") == "quality")
+    assert set(gated["reason"]) == {"blank_in_question"} and gated.height == manifest["rejects"]["blank_in_question"]
+    assert rows.height + gated.height == healthy["counts"]["questions"]
+    assert manifest["counts"]["questions_gated"] == rows.height

@@ -190,3 +190,18 @@ def test_registering_a_taken_name_or_a_reason_twice_is_refused(toy: SourceSpec) 
     with pytest.raises(ValueError, match="declared twice"):
         register(replace(toy, stages=(*toy.stages, replace(toy.stages[0], name="again", counts=()))))
     register(toy)
+
+
+@pytest.mark.slow  # the official source's fixture run serves its site
+def test_the_card_says_what_the_quality_gate_let_through_and_sent_back(tmp_path: Path) -> None:
+    """Per source, in the funnel section: the candidates that passed the gate, and those it sent back by reason."""
+    spec = sources()["official_site"]
+    manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / "official", None)
+    build_release([tmp_path / "official"], tmp_path / "release", created=datetime(2026, 11, 20, tzinfo=UTC))
+    card = (tmp_path / "release" / "README.md").read_text(encoding="utf-8")
+    gated = {r: n for r, n in manifest.rejects.items() if spec.reason_stage[r] == "quality"}
+    sent_back = sum(gated.values())
+    line = next(line for line in card.splitlines() if line.startswith("Question-quality gate: "))
+    assert line.startswith(f"Question-quality gate: {manifest.counts['questions_gated']} candidates passed, "
+                           f"{sent_back} sent back")
+    assert all(f"`{reason}` {n}" in line for reason, n in gated.items())

@@ -25,6 +25,7 @@ from timelyqa.official.record import OfficialRecord
 from timelyqa.official.recipe import Recipe, dump_recipe
 from timelyqa.official.resolve import dates_json
 from timelyqa.official.typed import asked, declared, expected, typed
+from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.stages import Dropped, StageWriter
 
@@ -54,6 +55,7 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
         pl.col("at").min()).iter_rows()}
     added = {r.id: r.added for r in recipes if r.added is not None}
     kept: set[str] = set()
+    gate = Gate()  # a recipe's question, as released with its clock, before it becomes a row
     for row in answers.iter_rows(named=True):
         recipe = by_id[row["id"]]
         if row["status"] != "ok":
@@ -62,7 +64,8 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
         record = snapshot(recipe, row, _event_date(recipe, added, first_ok))
         if record.id not in kept:  # two clocks of one day in the recipe's zone read the same pages: one row
             kept.add(record.id)
-            writer.keep(record)
+            if gate.keep(record.model_dump(mode="json")):
+                writer.keep(record)
     status = health.statuses(answers, broken_after=broken_after)
     broken: list[dict[str, Any]] = []
     for recipe in recipes:
@@ -79,8 +82,12 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
             broken.append({"recipe": recipe.id, "since": str(seen.failing_since), "days": seen.days_failing,
                            "reason": seen.reason})
             continue
-        writer.count("live_questions")
-        writer.keep(row)
+        if gate.keep(row.model_dump(mode="json")):
+            writer.count("live_questions")
+            writer.keep(row)
+    writer.count(GATE_PASSED, gate.passed)
+    for item, reason, detail in gate.dropped:
+        writer.reject(item, reason, detail)
     as_of = answers["at"].max() if answers.height else datetime.now(UTC)
     lines = [f"official_site: recipe `{b['recipe']}` is broken (failing {b['days']} days since {b['since']}: "
              f"{b['reason']}); out of the test split until repaired" for b in broken]

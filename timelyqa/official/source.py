@@ -10,6 +10,7 @@ import polars as pl
 from timelyqa.manifest import Manifest
 from timelyqa.official.reasons import Failure, Health, RecipeReject
 from timelyqa.official.record import OfficialRecord
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
 
 DEMO = ("data/demo/official/bundle.yaml",)
@@ -80,6 +81,8 @@ SOURCE = SourceSpec(
     stages=(
         Stage("recipes", ("recipe_files", "recipes"), (RecipeReject,)),
         Stage("resolve", ("resolutions", "resolved"), (Failure,)),
+        # The gate reads a recipe's question with its answer, so it follows the resolution that gives the answer.
+        Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject,)),
         # `refresh`: the release's changelog reads a retired row's reason from this stage (publish/release.py).
         Stage("refresh", ("live_questions",), (Health,)),
     ),
