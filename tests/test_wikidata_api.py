@@ -25,6 +25,7 @@ from tests.wdapi import WikidataDouble, is_entitydata, is_wbgetentities, rebase
 from tests.worldgen import make_world, write_dump
 from timelyqa.errors import ConfigError
 from timelyqa.oxigraph import LocalOxigraph
+from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.wikidata import incremental
 from timelyqa.wikidata.api import WikidataAPI, WikidataApiSettings
 from timelyqa.wikidata.pipeline import run
@@ -98,6 +99,12 @@ def test_a_window_of_the_api_gives_the_questions_of_the_dump_pair(world: World, 
     expected, got = questions(world.dump_out), questions(tmp_path)
     assert expected.height > 10
     assert got.to_dicts() == expected.to_dicts()
+    # The quality gate ran before verification as in the dump mode, and dropped the same questions.
+    gated = [pl.read_parquet(out / "rejected.parquet").filter(pl.col("stage") == GATE_STAGE).select("reason", "detail")
+             .sort("detail").to_dicts() for out in (world.dump_out, tmp_path)]
+    assert gated[0] == gated[1]
+    assert manifest.counts[GATE_PASSED] == json.loads((world.dump_out / "manifest.json").read_text())["counts"][
+        GATE_PASSED]
     rows = pl.read_parquet(tmp_path / "questions.parquet")
     assert set(rows["as_of"]) == {world.until}
     assert all(e[0]["url"].startswith("https://www.wikidata.org/wiki/Q") and e[0]["revision"].isdigit()

@@ -27,8 +27,10 @@ import pytest
 from tests.truthy import Snapshot, read_entities
 from tests.worldgen import entity, item_value, make_world, quantity_value, statement, write_dump
 from timelyqa.oxigraph import LocalOxigraph
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject, judge
 from timelyqa.rewards import Gold, grade, normalize
 from timelyqa.wikidata.filters import DENY_LIST
+from timelyqa.wikidata.gate import RULES, WikidataQualityReject
 from timelyqa.wikidata.pipeline import Settings, run
 from timelyqa.wikidata.snapshot import read_snapshot
 from timelyqa.wikidata.synth import GENERATORS
@@ -323,6 +325,51 @@ def test_a_quantity_question_says_its_unit(runs: list[Run]) -> None:
     assert any(q["answer_type"] == "quantity" for r in runs for q in r.rows())
 
 
+def test_a_quantity_in_a_clause_says_its_unit_in_words(runs: list[Run]) -> None:
+    # The worlds' heights are in metres (Q11573): "Who is 1.85 metres tall?", never v1's "1.85 metre".
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        for amount in re.findall(r"\b([0-9][0-9,.]*) metres?\b", q["question"]):
+            if q["question"].count(f"{amount} metre{'' if Decimal(amount) == 1 else 's'}") == 0:
+                return f"{amount} in the wrong number"
+        return None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+    assert any(re.search(r"is [0-9.]+ metres tall and", q["question"]) for r in runs for q in r.rows())
+
+
+# The quality gate ------------------------------------------------------------------------------------
+
+def test_no_question_names_an_item_twice_or_its_answer(runs: list[Run]) -> None:
+    def check(r: Run, q: dict[str, Any]) -> str | None:
+        objects = Counter(o for _, _, o in q["query_triples"] if ITEM.fullmatch(o))
+        if twice := [r.t1.labels[o] for o, n in objects.items() if n > 1]:
+            return f"{twice} named twice"
+        if f" {normalize(q['answer'])} " in f" {normalize(q['question'])} ":
+            return "the question says its answer"
+        return None
+
+    found = problems(runs, check)
+    assert not found, show(found)
+
+
+def test_the_gate_drops_before_verification_and_its_drops_are_counted(runs: list[Run]) -> None:
+    for r in runs:
+        counts, gated = r.manifest["counts"], r.rejected.filter(pl.col("stage") == GATE_STAGE)
+        funnel = list(counts)
+        assert funnel.index("rendered") < funnel.index(GATE_PASSED) < funnel.index("verified"), r.name()
+        assert counts["rendered"] - counts[GATE_PASSED] == gated.height, r.name()
+        assert counts[GATE_PASSED] >= counts["verified"] >= r.questions.height
+        assert [q["question"] for q in r.rows() if judge(q, RULES) is not None] == [], r.name()
+        for row in gated.iter_rows(named=True):  # each drop names the question, its level and its generator
+            item = json.loads(row["item"])
+            assert item["question"] in row["detail"] and item["level"] in row["detail"], row
+            assert row["reason"] in {str(x) for family in (QualityReject, WikidataQualityReject) for x in family}
+    # Some L1 questions cannot help saying their answer ("Where is San Alve Rovers headquartered?" -> San Alve): the
+    # gate drops them, and they are counted.
+    assert sum(r.rejected.filter(pl.col("reason") == "answer_in_question").height for r in runs) > 0
+
+
 # The funnel -----------------------------------------------------------------------------------------
 
 def test_rejects_are_kept_and_counted_as_the_manifest_says(runs: list[Run]) -> None:
@@ -503,8 +550,8 @@ def _outcome(out: Path) -> tuple[dict[str, str], dict[str, str]]:
             {json.loads(r["item"])["question"]: r["reason"] for r in rejected.iter_rows(named=True)})
 
 
-LUCAS_L3 = "Who is 1.85 metre tall and has played for an association football club that is in Veloria?"
-INGRID_L2 = "Who has played for Borvia United and is 1.79 metre tall?"
+LUCAS_L3 = "Who is 1.85 metres tall and has played for an association football club that is in Veloria?"
+INGRID_L2 = "Who has played for Borvia United and is 1.79 metres tall?"
 MATEO_L1 = "How tall is Mateo Costa, in metres?"
 
 
@@ -530,7 +577,7 @@ def test_questions_whose_answer_changed_are_kept(moved: tuple[Path, Path, Path])
     kept, _ = _outcome(moved[2])
     assert kept == {
         "Which sports team has Lucas Andrade played for?": "Sporting Kestrel",  # Alder Rovers at T0
-        "Who has played for Sporting Kestrel and is 1.85 metre tall?": "Lucas Andrade",  # nobody at T0
+        "Who has played for Sporting Kestrel and is 1.85 metres tall?": "Lucas Andrade",  # nobody at T0
         "Which sports team has Ingrid Berg played for?": "Borvia United",  # two clubs at T0
     }
 

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
 from timelyqa.oxigraph import LocalOxigraph
+from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
@@ -30,6 +31,7 @@ from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.candidates import candidate_frame, records_frame
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.filters import anchor_drop
+from timelyqa.wikidata.gate import RULES
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import Query, from_json
 from timelyqa.wikidata.source import SOURCE
@@ -132,7 +134,8 @@ def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
 
 def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings, *, graph: Graph | None = None,
                as_of: datetime | None = None) -> Path:
-    """Filter the delta to anchors, write L1/L2/L3 candidates; every drop is kept with its reason.
+    """Filter the delta to anchors, write L1/L2/L3 candidates, one per question, that pass the quality gate (the
+    common rules and Wikidata's, timelyqa.wikidata.gate); every drop is kept with its reason.
 
     `graph` is the T1 graph to synthesize over (default: the T1 snapshot's own tables), `as_of` the moment the
     answers hold (default: the snapshot's newest modification)."""
@@ -157,15 +160,17 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
         for m in missed:
             ledger.reject({"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o], "level": m.level}, m.reason, m.detail)
         info = snapshot.SnapshotInfo.load(t1_dir)
+        gate = Gate(RULES)
         frame, render_rejects = candidate_frame(candidates, graph, as_of=as_of or _as_of(info),
-                                                snapshot_sha256=info.sha256)
+                                                snapshot_sha256=info.sha256, gate=gate)
         ledger.reject_all(render_rejects)
         path = workdir / "candidates.parquet"
         frame.write_parquet(path)
     ledger.count("anchors", len(anchors))
     for level in GENERATORS:
         ledger.count(f"candidates_{level}", sum(c.level == level for c in candidates))
-    ledger.count("rendered", frame.height)
+    ledger.count("rendered", gate.passed + len(gate.dropped))
+    ledger.count(GATE_PASSED, gate.passed)
     ledger.save("synthesize")
     return path
 

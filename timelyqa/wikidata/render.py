@@ -44,6 +44,25 @@ def render(kind: Kind, form: str, labels: dict[str, str], *, with_preposition: b
     return form
 
 
+def phrase(kind: Kind, form: str, labels: dict[str, str]) -> str:
+    """The value as a clause says it: a time with its preposition ("on 5 February 1990"), a quantity in a unit pint
+    knows with the unit in words ("1.85 metres", "1 metre"), anything else as render() writes it ("1.85 metre" was
+    Wikidata's unit label read as a word; a unit pint does not know keeps its label)."""
+    if kind is Kind.QUANTITY:
+        display = render(kind, form, labels)
+        amount, unit = split_quantity(form)
+        try:
+            typed = answers.from_decimal(amount, labels[unit] if unit else None)
+        except answers.NotTyped:
+            return display
+        symbol = typed.value.unit
+        if symbol is None:
+            return display
+        words = answers.unit_words(symbol, plural=Decimal(typed.value.number or "0").copy_abs() != 1)
+        return f"{_number(amount)} {words}" if words else typed.answer
+    return render(kind, form, labels, with_preposition=True)
+
+
 def answer(kind: Kind, form: str, labels: dict[str, str], entity_aliases: dict[str, list[str]]) -> Typed:
     """The value as a typed answer, its type from Wikidata's datatype: an item is an entity (its label, and its
     English aliases), a quantity a number (unit "1") or a quantity in its unit, a time a date at its precision,

@@ -8,11 +8,13 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.manifest import Manifest
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.record import WikidataRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
 from timelyqa.wikidata.candidates import RenderReject
 from timelyqa.wikidata.dump import LineReject
 from timelyqa.wikidata.filters import Drop
+from timelyqa.wikidata.gate import WikidataQualityReject
 from timelyqa.wikidata.recheck import RecheckReject
 from timelyqa.wikidata.statements import StatementReject
 from timelyqa.wikidata.synth import Miss
@@ -45,6 +47,7 @@ SOURCE = SourceSpec(
         Stage("filter", ("anchors",), (Drop,)),
         Stage("synthesize", ("candidates_L1", "candidates_L2", "candidates_L3"), (Miss,)),
         Stage("render", ("rendered",), (RenderReject,)),
+        Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject, WikidataQualityReject)),
         Stage("verify", ("verified",), (SparqlReject, ChangeReject)),
         # `refresh`: the released rows asked again (--previous); its rejects retire them (publish/release.py).
         Stage("refresh", ("rechecked", "still_true"), (RecheckReject,)),

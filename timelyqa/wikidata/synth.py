@@ -1,16 +1,23 @@
 """Questions at three levels from delta triples, each level a versioned generator (LiveSearchBench, section 4).
 
-- L1 (`wikidata_l1_v2`): the delta triple itself, asked forwards when its object is the only value of
+- L1 (`wikidata_l1_v3`): the delta triple itself, asked forwards when its object is the only value of
   the property on the subject in T1, else backwards when the subject is the only one with that value.
   Asked forwards for a quantity with a unit, the question names the unit ("How tall is X, in metres?").
-- L2 (`wikidata_l2_v1`): the subject is the answer; starting from the delta triple, the constraint
+- L2 (`wikidata_l2_v2`): the subject is the answer; starting from the delta triple, the constraint
   that shrinks the candidates most is added, one at a time, until only the subject is left.
-- L3 (`wikidata_l3_v1`): an L2 question with one entity constraint fuzzed into a hop through another
-  entity ("has played for an association football club that is in Saudi Arabia"), still unique.
+- L3 (`wikidata_l3_v2`): an L2 question with one entity constraint fuzzed into a hop through another
+  entity ("has played for an association football club that is in Saudi Arabia"), still unique. A hop never
+  names again what the question names: a hop equal to another constraint replaces it ("Which event is located at
+  a city that is in Brazil?", where v1 asked "Which event is in Brazil and is located at a city that is in
+  Brazil?"), and a hop to an object another constraint names is not taken.
 
 Each answer is typed from Wikidata's datatype (render.answer): the L2 and L3 answer is an entity, the L1 answer
 whatever its object is. L1's v2 asks for a quantity in its unit and writes it with pint's symbol ("1.86 m"); v1
-asked "How tall is X?" for "1.86 metre". L2 and L3 write the same questions and answers as before.
+asked "How tall is X?" for "1.86 metre".
+
+What changed in L1 v3, L2 v2 and L3 v2: a clause says a quantity's unit in words ("Who is 1.85 metres tall?", not
+"1.85 metre"), one property's objects share one clause ("has played for Riyadh Falcons FC and an association
+football club that is in Portugal", not "... and has played for an ..."), and L3's hops name nothing twice.
 """
 
 from __future__ import annotations
@@ -21,15 +28,16 @@ from dataclasses import dataclass, field
 
 from timelyqa.answers import Typed, unit_phrase
 from timelyqa.reasons import Reason
+from timelyqa.rewards import normalize
 
 from timelyqa.wikidata.filters import property_drop
 from timelyqa.wikidata.graph import Edge, Graph
 from timelyqa.wikidata.query import ANSWER, Const, Pattern, Query, Var
-from timelyqa.wikidata.render import HUMAN, Unrenderable, answer, article, render
+from timelyqa.wikidata.render import HUMAN, Unrenderable, answer, article, phrase, render
 from timelyqa.wikidata.templates import template
 from timelyqa.wikidata.values import Kind
 
-GENERATORS = {"L1": "wikidata_l1_v2", "L2": "wikidata_l2_v1", "L3": "wikidata_l3_v1"}
+GENERATORS = {"L1": "wikidata_l1_v3", "L2": "wikidata_l2_v2", "L3": "wikidata_l3_v2"}
 X = Var(ANSWER)
 
 
@@ -141,7 +149,9 @@ class Synthesizer:
         if cands == {a.s}:
             return Missed("L2", a, Miss.L2_ANCHOR_ALONE_UNIQUE, f"{_t(a)}: the anchor alone is unique (see L1)")
         chosen = [Constraint(a.p, a.o, a.kind)]
-        options = [c for c in self._constraints(a.s) if c != chosen[0]]
+        # A constraint that says the answer ("has the official name Atlético X Futebol Clube" of Atlético X) is
+        # never added: the gate would send the question back, and another constraint may keep it.
+        options = [c for c in self._constraints(a.s) if c != chosen[0] and not self._names(c.kind, c.o, a.s)]
         while len(cands) > 1 and len(chosen) < self.max_constraints and options:
             best = min(options, key=lambda c: (len(cands & self.g.subjects(c.p, c.o)), self._tie(a, c)))
             narrowed = cands & self.g.subjects(best.p, best.o)
@@ -159,12 +169,17 @@ class Synthesizer:
     def l3(self, a: Anchor, chosen: list[Constraint]) -> Candidate | Missed:
         order = [c for c in chosen[1:] if c.kind is Kind.ENTITY] + [c for c in chosen[:1] if c.kind is Kind.ENTITY]
         for c in order:
-            rest = [d for d in chosen if d != c]
-            base = _intersect(self.g.subjects(d.p, d.o) for d in rest)
             for hop in self._hops(c, a.s):
+                # A hop never names again what the question names: "is in Brazil and is located at a city that is
+                # in Brazil" asks "is located at a city that is in Brazil" without the restated constraint, and a
+                # hop to an object another constraint holds under another property is not taken.
+                rest = [d for d in chosen if d != c and (d.p, d.o) != hop[:2]]
+                if any(d.o == hop[1] for d in rest):
+                    continue
                 widened = self._fuzzed(c, hop)
                 if widened is None:
                     continue
+                base = _intersect(self.g.subjects(d.p, d.o) for d in rest)
                 cands = widened if base is None else widened & base
                 if cands == {a.s}:
                     return self._candidate("L3", a, [*rest, Constraint(c.p, c.o, c.kind, hop)])
@@ -174,7 +189,7 @@ class Synthesizer:
         """Triples of the constraint's object that describe it while matching at least one other entity."""
         hops = []
         for p, o, kind in self.g.out(c.o):
-            if o == answer or o == c.o or not self._askable(p, o, kind):
+            if o == answer or o == c.o or not self._askable(p, o, kind) or self._names(kind, o, answer):
                 continue
             ys = self.g.subjects(p, o)
             if ys is not None and len(ys) >= 2:
@@ -215,6 +230,11 @@ class Synthesizer:
         except Unrenderable:
             return False
         return True
+
+    def _names(self, kind: Kind, form: str, entity: str) -> bool:
+        """Whether the value, as a clause says it, holds the entity's label (word for word, as the gate reads it)."""
+        label = normalize(self.g.labels.get(entity, ""))
+        return bool(label) and f" {label} " in f" {normalize(phrase(kind, form, self.g.labels))} "
 
     def _keys(self, subjects: Iterable[str]) -> set[tuple[str, str]]:
         return {(p, o) for s in subjects for p, o, _ in self.g.out(s)}
@@ -257,23 +277,25 @@ class Synthesizer:
     def _clauses(self, constraints: list[Constraint]) -> str:
         by_prop: dict[str, list[Constraint]] = {}
         for c in constraints:
-            by_prop.setdefault(c.p if c.hop is None else f"{c.p}~{c.o}", []).append(c)
+            by_prop.setdefault(c.p, []).append(c)
         clauses = [self._clause(group) for group in by_prop.values()]
         return clauses[0] if len(clauses) == 1 else f"{', '.join(clauses[:-1])} and {clauses[-1]}"
 
     def _clause(self, group: list[Constraint]) -> str:
-        c = group[0]
-        tmpl = template(c.p, self.g.labels[c.p])
-        if c.hop is not None:
-            hop_p, hop_o, hop_kind = c.hop
-            noun = self._type_noun(c.o)
-            what = article(self.g.labels[noun]) if noun and noun != HUMAN else ("a person" if noun else "an entity")
-            inner = template(hop_p, self.g.labels[hop_p]).clause.format(
-                o=render(hop_kind, hop_o, self.g.labels, with_preposition=True))
-            return tmpl.clause.format(o=f"{what} that {inner}")
-        values = [render(d.kind, d.o, self.g.labels, with_preposition=True) for d in group]
+        """One property's objects in one clause, a hop last: "has played for Riyadh Falcons FC and an association
+        football club that is in Portugal" (v1 said "has played for" twice)."""
+        values = [phrase(d.kind, d.o, self.g.labels) for d in group if d.hop is None]
+        values += [self._hop_phrase(d.o, d.hop) for d in group if d.hop is not None]
         joined = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} and {values[-1]}"
-        return tmpl.clause.format(o=joined)
+        return template(group[0].p, self.g.labels[group[0].p]).clause.format(o=joined)
+
+    def _hop_phrase(self, through: str, hop: Edge) -> str:
+        """The entity a hop passes through, described: "an association football club that is in Portugal"."""
+        hop_p, hop_o, hop_kind = hop
+        noun = self._type_noun(through)
+        what = article(self.g.labels[noun]) if noun and noun != HUMAN else ("a person" if noun else "an entity")
+        inner = template(hop_p, self.g.labels[hop_p]).clause.format(o=phrase(hop_kind, hop_o, self.g.labels))
+        return f"{what} that {inner}"
 
 
 def in_unit(question: str, typed: Typed) -> str:
