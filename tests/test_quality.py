@@ -70,6 +70,8 @@ CASES = [
                                      "Atlantic Cup 2026", "entity"), QualityReject.ENTITY_NAMED_TWICE),
     (quality.entity_named_twice, row("Who has played for Riyadh Falcons FC and is a citizen of Brazil?",
                                      "Lucas Andrade", "entity"), None),
+    (quality.entity_named_twice, row('Who has played for Club "Haka" and Club "New Gardu"?', "Teo Lin", "entity"),
+     None),
     (quality.entity_named_twice, row("Current time: 2026-11-16 09:00 (Europe/London). What was the highest level of "
                                      "the River Aldern at the Kestrel Bridge gauge over the past 7 days, excluding "
                                      "today, in metres?", "1.92 m", "quantity", number="1.92", unit="m"), None),

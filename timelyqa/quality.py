@@ -142,7 +142,9 @@ def entity_named_twice(row: Mapping[str, Any]) -> QualityReject | None:
     titles and the time stated before the question are not counted."""
     question = re.sub(r"^(?:current time:[^.]*\.|as of [^,]*,|on \d{1,2} \w+ \d{4}:)\s*", "", str(row["question"]),
                       flags=re.IGNORECASE)
-    names = [m.group(0).strip() for m in _PROPER.finditer(re.sub(r"\"[^\"]*\"|“[^”]*”", " ", question))]
+    # A quoted part is a page title or a name's own words ('Club "Haka"'): it and the word it names go as one.
+    question = re.sub(r"(?:\b[A-Z][\w'’.-]*\s+)?(?:\"[^\"]*\"|“[^”]*”)", " , ", question)
+    names = [m.group(0).strip() for m in _PROPER.finditer(question)]
     names = [n for n in names if n not in _STOP_CAPITALS and len(n) > 1]
     seen: set[str] = set()
     for name in names:
