@@ -50,7 +50,7 @@ def names(quote: str, title: str) -> bool:
 def _quotes(question: str) -> list[str]:
     site = re.match(r"^On the (.+?) website,", question)
     said = [a or b for a, b in _QUOTED.findall(question)]
-    return [q for q in said if site is None or norm(q) != norm(site[1])]
+    return [q for q in said if site is None or norm(q) != norm(site[1].strip('"“”'))]
 
 
 def page_not_named(row: Mapping[str, Any]) -> SiteGateReject | None:

@@ -66,7 +66,8 @@ class QuestionReject(Reason):
     LABEL_NAMES_NO_FACT = ("label_names_no_fact", "the label is no noun phrase naming a fact (code, a pilcrow, a "
                            "version note, a sentence, a footnote column, a trailing preposition, the page's own title)")
     VALUE_IS_SENTENCE = "value_is_sentence", "the value is a sentence or a description, not a short answer"
-    VALUE_IS_CODE = "value_is_code", "the value is code (a signature, an expression, markup), not a short answer"
+    VALUE_IS_CODE = ("value_is_code", "the value is code (a signature, an expression, markup, a URL), or in a table's "
+                     "column most of whose values are code")
     FOOTNOTE_VALUE = "footnote_value", "the value is only footnote markers such as (5) or [1][2]"
     LABEL_ON_ONE_PAGE = ("label_on_one_page", "a term of a long list on one page (a glossary, a see-also list), used "
                          "on no other page of the site: a term defined, not a field the site's pages share")
@@ -87,8 +88,10 @@ _CODE_LABEL = re.compile(r"[¶\[\]{}=*<>|`_/\\%'\"+^~]|\w\(|\(\)|\w\.\w|\w::\w|^
 _VERSION_NOTE = re.compile(r"\b(?:changed|new|added|deprecated|removed)\b.*\bversion\b|\bversion \d", re.IGNORECASE)
 _ENDS_FUNCTION = frozenset("""to of in on at by for with and or the a an as is are was were within per via than
                               into onto upon about after before""".split())
-_CODE_VALUE = re.compile(r"\w\(.*\)|__\w|%\(|\w\[|[=*{}<>|`\\]|->|\[[^\]]*[,\s][^\]]*\]|\w \+ \w|^\w+\[")
+_CODE_VALUE = re.compile(r"https?://|\w\(.*\)|__\w|%\(|\w\[|[=*{}<>|`\\]|->|\[[^\]]*[,\s][^\]]*\]|\w \+ \w|^\w+\[")
 _MARKERS = re.compile(r"^(?:\s*(?:[(\[]\s*[0-9a-z]{1,3}\s*[)\]]|[*†‡§¶#]+))+\s*$", re.IGNORECASE)
+_REFERENCE = re.compile(r"^(?:module|package|class|function|method|attribute|exception|pep|rfc)\s+\S+$", re.IGNORECASE)
+"""A see-also entry ("Module fnmatch", "PEP 8"): a reference to another page, not a property."""
 _VERBS = frozenset("is are was were be been can could will would should must may might does do did has have".split())
 _SENTENCE = re.compile(r"[.!?;]\s+\S|[.!?]$")
 _ABBREVIATION = re.compile(r"\b(?:Prof|Dr|Mr|Mrs|Ms|Mx|St|Jr|Sr|No|vs|etc|e\.g|i\.e|approx|incl)\.", re.IGNORECASE)
@@ -100,7 +103,9 @@ def label_names_no_fact(fact: Located) -> bool:
         return True
     if is_cell(fact):
         column, row = fact.label.split(" for ", 1)
-        return (norm(column) in GENERIC_LABELS or _noun_fails(column) or not column[:1].isupper()
+        # a table from an acronym's names to a column of one word ("TOML" -> "Python") maps vocabularies
+        conversion = bool(re.fullmatch(r"[A-Z]{2,}", fact.context)) and len(column.split()) == 1
+        return (conversion or norm(column) in GENERIC_LABELS or _noun_fails(column) or not column[:1].isupper()
                 or sum(c.isalpha() for c in row) < 2 or bool(_CODE_LABEL.search(row)))
     return _noun_fails(fact.label) or not askable(fact.label) or not sentence_case(fact.label)
 
@@ -120,7 +125,7 @@ def sentence_case(label: str) -> bool:
 
 def _noun_fails(label: str) -> bool:
     words = [w.casefold() for w in re.findall(r"[\w'’-]+", label)]
-    return (not words or bool(_CODE_LABEL.search(label)) or label.rstrip().endswith(("?", ".", "!", ":"))
+    return (not words or bool(_REFERENCE.match(label)) or bool(_CODE_LABEL.search(label)) or label.rstrip().endswith(("?", ".", "!", ":"))
             or (words[-1] in _ENDS_FUNCTION) or bool(_VERBS & set(words)) or (words[-1] in ("from", "since") and not askable(label)))
 
 
@@ -246,10 +251,21 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
                                        difficulty=pair.difficulty, generator=MULTI_GENERATOR, **common))
 
 
+def _code_columns(facts: list[Located]) -> set[tuple[str, str]]:
+    """The (table, column) pairs of a page's tables half or more of whose values are code ("print len" among
+    "o.attr", "a[i]", "f(arg) C(arg)"): the column's other values are code too, written plainly."""
+    values: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for f in facts:
+        if is_cell(f):
+            values[(f.context, f.label.split(" for ", 1)[0])].append(f.value)
+    return {key for key, vs in values.items() if sum(bool(_CODE_VALUE.search(v)) for v in vs) * 2 >= len(vs)}
+
+
 def _chosen(ok: list[dict[str, Any]], site: str, out: Written, *, seed: int, facts_per_page: int) -> list[Located]:
     """Each page's facts that pass the checks, at most `facts_per_page` of them in a seeded order; pages by depth."""
     located = {r["url"]: [Located(r["root_url"], r["url"], r["depth"], f["label"], f["value"], f["kind"],
-                                  subject(r["title"], site)) for f in r["facts"] or ()] for r in ok}
+                                  subject(r["title"], site), context=f.get("context") or "")
+                          for f in r["facts"] or ()] for r in ok}
     shallowest: dict[tuple[str, str], int] = {}
     pages_of = Counter(label for facts in located.values() for label in {norm(f.label) for f in facts})
     for f in (f for facts in located.values() for f in facts):
@@ -264,9 +280,13 @@ def _chosen(ok: list[dict[str, Any]], site: str, out: Written, *, seed: int, fac
         for f in facts:
             on_page[norm(f.label)].add(norm(f.value))
         list_length = Counter(f.kind for f in facts if not is_cell(f))
+        code_columns = _code_columns(facts)
         kept = []
         for f in facts:
-            if reason := fact_reject(f, page, on_page, shallowest, pages_of, list_length):
+            reason = fact_reject(f, page, on_page, shallowest, pages_of, list_length)
+            if reason is None and is_cell(f) and (f.context, f.label.split(" for ", 1)[0]) in code_columns:
+                reason = QuestionReject.VALUE_IS_CODE
+            if reason:
                 out.rejected.append(Dropped(f.item(), reason, f"{f.url}: {f.label!r} = {f.value!r}"))
             else:
                 kept.append(replace(f, phrase=clause(f, fact_answer(f.label, f.value, cell=is_cell(f)))))
