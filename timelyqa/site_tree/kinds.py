@@ -11,8 +11,9 @@ by its head noun (a table cell "<column> for <row>" by its column, "Head of Admi
 - a date word ("Date", "Start date", "Deadline", "End", "Founded", "Since", "Published", "Director from") -> date;
 - a sum of money ("Tuition fee", "Grant", "Price", "Budget") -> quantity, in the currency the value writes
   ("£26,900") or the label's parenthesis names ("Fee (GBP)");
-- a count ("Members", "Places", "Credits", "Nodes", "Number of seats") -> number;
-- a person, organisation, programme or event ("Speaker", "Principal investigator", "Funder", "Programme",
+- a count ("Members", "Places", "Credits", "Nodes", "Number of seats"), or any plural noun whose value is a bare
+  whole number ("Lecture theatres: 3") -> number;
+- a person (`PERSON_WORDS`, asked with "who"), organisation, programme or event ("Speaker", "Principal investigator", "Funder", "Programme",
   "Group", "Event") -> entity;
 - anything else (rooms, times, codes, terms, phrases) -> text.
 

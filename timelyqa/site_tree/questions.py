@@ -1,6 +1,9 @@
 """Template questions from a crawl's pages (offline, deterministic): WebWalkerQA's single- and multi-source types.
 
-Facts are checked first (`QuestionReject`, each rule a function beside its reason); each page then gives at most
+Facts are checked first (`QuestionReject`, each rule a function beside its reason): a label is asked only when it
+names a fact (a noun phrase in sentence case, not code, a pilcrow, a version note, a footnote column, a see-also
+entry, a label ending in a preposition, nor a term of a long list no other page uses), and a value only when it is a
+short answer (not a sentence, code, a URL or footnote markers). Each page then gives at most
 `facts_per_page` of its facts, in a seeded stable order, asked alone when the page is at depth 2 to 4, and each
 root at most `pairs_per_root` pairs of them (`pairs.choose_pairs`), asked together. The wording is in
 `templates`; the record's evidence, id and click chains in `evidence`.
@@ -84,7 +87,7 @@ class Written(NamedTuple):
     counts: Counter[str]
 
 
-_CODE_LABEL = re.compile(r"[¶\[\]{}=*<>|`_/\\%'\"+^~]|\w\(|\(\)|\w\.\w|\w::\w|^[a-z]+[A-Z]")
+_CODE_LABEL = re.compile(r"[¶\[\]{}=*<>|`_/\\%'\"+^~&@]|^\w+ [-] \w+$|\w\(|\(\)|\w\.\w|\w::\w|^[a-z]+[A-Z]")
 _VERSION_NOTE = re.compile(r"\b(?:changed|new|added|deprecated|removed)\b.*\bversion\b|\bversion \d", re.IGNORECASE)
 _ENDS_FUNCTION = frozenset("""to of in on at by for with and or the a an as is are was were within per via than
                               into onto upon about after before""".split())
