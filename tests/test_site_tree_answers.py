@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from tests.sites import conference_site
@@ -99,3 +100,28 @@ def test_two_facts_asked_together_are_a_list_graded_in_any_order(records: list[A
         assert grade(f"{values[1]} and {values[0]}", gold) == 1.0
         assert grade(values[0], gold) == 0.0 and grade(values[1], gold) == 0.0  # an item missing
         assert grade(f"{values[0]}; {values[1]}; Hall Z", gold) == 0.0  # an item too many
+
+
+@pytest.mark.slow  # the demo site crawled by Scrapy in a process of its own, its menu rendered by Chromium
+def test_the_demo_sites_questions_pass_the_gate_and_ask_by_the_answers_type(tmp_path: Path) -> None:
+    from spiders.run import crawl as run_crawl  # noqa: PLC0415
+    from timelyqa.localsite import LocalSite  # noqa: PLC0415
+    from timelyqa.quality import GATE_PASSED, judge  # noqa: PLC0415
+    from timelyqa.site_tree import pipeline  # noqa: PLC0415
+    from timelyqa.site_tree.gate import rules  # noqa: PLC0415
+
+    with LocalSite(DEMO) as site:
+        run_crawl("site_tree", {"roots": json.dumps([site.url]), "max_depth": 4, "max_pages": 500, "render": "auto"},
+                  tmp_path / "crawl")
+    manifest = pipeline.run(tmp_path / "crawl", tmp_path / "out", pipeline.Settings(domain="education", facts_per_page=10))
+    pages = {r["url"]: r for r in pl.read_parquet(tmp_path / "crawl" / "pages.parquet").to_dicts()}
+    rows = pl.read_parquet(tmp_path / "out" / "questions.parquet").to_dicts()
+    assert rows and manifest.counts[GATE_PASSED] == len(rows)
+    assert [r["question"] for r in rows if judge(r, rules(pages)) is not None] == []
+    site = "On the Lakeside Institute of Data Science website, "
+    asked = {r["question"].removeprefix(site): r["answer"] for r in rows if r["type"] == "single_source"}
+    wanted = {'who is the principal investigator on the "Lake Wren Ice Records" page?': "Dr Nadia Ferris",
+              'how many members does the "Climate Data Lab" page list?': "14",
+              'since when is it in service, according to the "Heron computing cluster ordered" page?': "1 April 2026",
+              'when do applications open, according to the "Apply" page?': "2 November 2026"}
+    assert {q: asked.get(q) for q in wanted} == wanted

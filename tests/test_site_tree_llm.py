@@ -154,9 +154,12 @@ def test_every_page_and_pair_ends_as_its_script_calls_for(crawl_dir: Path, serve
     rows = {r["type"]: r for r in pl.read_parquet(tmp_path / "questions.parquet").iter_rows(named=True)}
     single, multi = rows["single_source"], rows["multi_source"]
     # the answer is the whole of the page's fact "Prize", a sum: typed as a quantity in euros, and the question,
-    # as verified, then says the unit (the verification names the question the checker judged)
-    written = "How much prize money comes with the award that Nordlicht Data sponsors?"
-    assert (single["question"], single["answer"]) == (written[:-1] + ", in euros?", "EUR 1,000")
+    # as released, gated and verified, says the unit and names its page (the verification names what the checker
+    # judged)
+    written = ('On the WebQA 2026 website, on the "Awards" page: How much prize money comes with the award that '
+               "Nordlicht Data sponsors, in euros?")
+    assert (single["question"], single["answer"]) == (written, "EUR 1,000")
+    assert multi["question"].startswith('On the WebQA 2026 website, on the "Session: Agents" and "Calendar 2026-04" pages: ')
     assert (single["answer_type"], single["answer_value"]["unit"], single["answer_value"]["number"]) == \
         ("quantity", "EUR", "1000")
     gold = Gold.of(single["answer"], single["answer_aliases"], single["answer_type"], single["answer_value"])
@@ -180,8 +183,10 @@ def test_every_page_and_pair_ends_as_its_script_calls_for(crawl_dir: Path, serve
     assert f"from {BASE}{COMMITTEE} alone the checker answers 'University of Porto'" in \
         details["verifier_single_page_suffices"]
     c = manifest["counts"]
-    assert (c["single_pages_chosen"], c["pair_pages_chosen"], c["questions_written"], c["questions_verified"],
-            c["questions"]) == (6, 4, 5, 2, 2)
+    assert (c["single_pages_chosen"], c["pair_pages_chosen"], c["questions_written"], c["questions_gated"],
+            c["questions_verified"], c["questions"]) == (6, 4, 7, 5, 2, 2)
+    gated = rejected.filter(pl.col("stage") == "quality")
+    assert sorted(gated["reason"]) == ["answer_in_question", "answer_not_on_page"]
     assert manifest["settings"]["generator"] == "llm"
     assert manifest["generators"] == ["webwalker_multi_source_qa_writer_v1+llm:writer-7b",
                                       "webwalker_single_source_qa_writer_v1+llm:writer-7b"]
@@ -228,7 +233,7 @@ def test_a_writer_verifying_itself_is_recorded_as_same_model(crawl_dir: Path,
 def test_the_template_generator_stays_the_default_and_calls_no_model(crawl_dir: Path, tmp_path: Path) -> None:
     manifest = pipeline.run(crawl_dir, tmp_path)
     assert manifest.settings["generator"] == "template" and "llm_calls" not in manifest.usage
-    assert manifest.generators == ["site_tree_multi_template_v2", "site_tree_single_template_v2"]
+    assert manifest.generators == ["site_tree_multi_template_v3", "site_tree_single_template_v3"]
     assert "questions_written" not in manifest.counts
 
 

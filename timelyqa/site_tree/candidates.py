@@ -31,7 +31,7 @@ from timelyqa.site_tree.evidence import SOURCE, facts_json, fetched
 from timelyqa.site_tree.kinds import fact_answer, unit_suffix
 from timelyqa.site_tree.pairs import in_turn, page_pairs
 from timelyqa.site_tree.record import SiteTreeRecord
-from timelyqa.site_tree.tree import MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, norm, seeded_key
+from timelyqa.site_tree.tree import MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, norm, seeded_key, site_name, subject
 from timelyqa.stages import Dropped
 
 CANDIDATE_SCHEMA = pl.Schema({"type": pl.String(), "root_url": pl.String(), "urls": pl.List(pl.String()),
@@ -150,22 +150,39 @@ def llm_answer(answer: str, holding: list[Located]) -> Typed:
     return fact_answer(label, answer, cell=kind == "table" and " for " in label)
 
 
-def page_record(c: Candidate, *, question: str, answer: str, generator: str, verification: Verification,
-                pages: Mapping[str, Mapping[str, Any]], paths: Mapping[str, list[str]], domain: str, language: str
-                ) -> SiteTreeRecord:
-    """The record of a kept question on the candidate's pages (the crawl's rows in `pages`), its answer typed by
-    `llm_answer` and the question then saying the answer's unit when the writer did not (", in pounds?").
+def released(c: Candidate, question: str, answer: str, pages: Mapping[str, Mapping[str, Any]]
+             ) -> tuple[str, Typed, list[Located]]:
+    """The writer's question as it is released, its typed answer, and the pages' facts that hold the answer.
 
-    Its `facts` are the pages' labelled values that hold the answer, for a later crawl to re-check (none when the
-    answer stands in prose); its id hangs on the pages, the question and the answer."""
+    The answer is typed by `llm_answer`; the question names each of its pages by its subject in quotes when the
+    writer did not ('On the WebQA 2026 website, on the "Awards" page: ...'), and says the answer's unit when the
+    writer did not (", in pounds?")."""
     rows = [pages[url] for url in c.urls]
-    when = max(t for row in rows if (t := fetched(row["fetched_at"])) is not None)
     holding = [Located(c.root_url, url, row["depth"], f["label"], f["value"], f["kind"], "")
                for url, row in zip(c.urls, rows, strict=True) for f in row.get("facts") or ()
                if sub_match(f["value"], answer)]
     typed = llm_answer(answer, holding)
     if (unit := unit_suffix(typed)) and unit_phrase(typed.value).split()[-1] not in question.casefold():
         question = f"{question.rstrip(' ?')}{unit}?"
+    site = site_name((p.get("title") for p in pages.values() if p.get("root_url") == c.root_url), c.root_url)
+    subjects = [subject(row.get("title"), site) for row in rows]
+    if not all(f'"{s}"' in question for s in subjects):
+        named = " and ".join(f'"{s}"' for s in subjects)
+        question = f"On the {site} website, on the {named} page{'s' if len(subjects) > 1 else ''}: {question}"
+    return question, typed, holding
+
+
+def page_record(c: Candidate, *, question: str, answer: str, generator: str, verification: Verification,
+                pages: Mapping[str, Mapping[str, Any]], paths: Mapping[str, list[str]], domain: str, language: str
+                ) -> SiteTreeRecord:
+    """The record of a kept question on the candidate's pages (the crawl's rows in `pages`): `question` as it is
+    released (`released` made it, and the gate judged it; made again here it is the same).
+
+    Its `facts` are the pages' labelled values that hold the answer, for a later crawl to re-check (none when the
+    answer stands in prose); its id hangs on the pages, the question and the answer."""
+    rows = [pages[url] for url in c.urls]
+    when = max(t for row in rows if (t := fetched(row["fetched_at"])) is not None)
+    question, typed, holding = released(c, question, answer, pages)
     return SiteTreeRecord(
         id=record_id(SOURCE, c.root_url, c.type, *c.urls, norm(question), norm(answer)), question=question,
         **typed.fields(), source=SOURCE, level=c.difficulty, event_date=when.date(), as_of=when,

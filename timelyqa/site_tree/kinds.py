@@ -11,8 +11,9 @@ by its head noun (a table cell "<column> for <row>" by its column, "Head of Admi
 - a date word ("Date", "Start date", "Deadline", "End", "Founded", "Since", "Published", "Director from") -> date;
 - a sum of money ("Tuition fee", "Grant", "Price", "Budget") -> quantity, in the currency the value writes
   ("£26,900") or the label's parenthesis names ("Fee (GBP)");
-- a count ("Members", "Places", "Credits", "Nodes", "Number of seats") -> number;
-- a person, organisation, programme or event ("Speaker", "Principal investigator", "Funder", "Programme",
+- a count ("Members", "Places", "Credits", "Nodes", "Number of seats"), or any plural noun whose value is a bare
+  whole number ("Lecture theatres: 3") -> number;
+- a person (`PERSON_WORDS`, asked with "who"), organisation, programme or event ("Speaker", "Principal investigator", "Funder", "Programme",
   "Group", "Event") -> entity;
 - anything else (rooms, times, codes, terms, phrases) -> text.
 
@@ -28,7 +29,7 @@ from timelyqa.answers import NotTyped, Typed, entity, text, typed, unit_phrase
 
 DATE_WORDS = frozenset({"date", "dates", "deadline", "start", "starts", "end", "ends", "published", "posted",
                         "updated", "founded", "established", "since", "from", "opens", "closes", "opened", "closed",
-                        "until", "launched", "day"})
+                        "until", "launched", "day", "open", "close", "begins"})
 MONEY_WORDS = frozenset({"fee", "fees", "tuition", "grant", "price", "cost", "costs", "budget", "funding", "salary",
                          "stipend", "award", "prize", "bursary", "scholarship"})
 COUNT_WORDS = frozenset({"members", "places", "credits", "nodes", "projects", "seats", "capacity", "students",
@@ -39,7 +40,13 @@ ENTITY_WORDS = frozenset({"head", "director", "speaker", "chair", "funder", "inv
                           "organizer", "partner", "sponsor", "host", "dean", "president", "manager", "coordinator",
                           "convenor", "keynote", "author", "editor", "department", "faculty", "school", "institute",
                           "publisher", "winner", "founder", "owner", "principal"})
+PERSON_WORDS = frozenset({"head", "director", "speaker", "chair", "investigator", "tutor", "lead", "leader",
+                          "supervisor", "organiser", "organizer", "dean", "president", "manager", "coordinator",
+                          "convenor", "keynote", "author", "authors", "editor", "editors", "founder", "owner",
+                          "principal", "maintainer", "maintainers", "contact", "secretary", "treasurer", "lecturer"})
+"""Head nouns whose value is a person: asked with "who" (a subset of the entity words, plus plurals of lists)."""
 _PARENS = re.compile(r"\s*\(([^)]*)\)")
+_COUNT = re.compile(r"^\d{1,7}$")
 
 
 def head_noun(label: str, *, cell: bool = False) -> str:
@@ -52,9 +59,12 @@ def head_noun(label: str, *, cell: bool = False) -> str:
     return words[-1] if words else ""
 
 
-def answer_kind(label: str, *, cell: bool = False) -> str:
-    """The answer type the label promises (one of timelyqa.rewards.ANSWER_TYPES but list)."""
+def answer_kind(label: str, *, cell: bool = False, value: str = "") -> str:
+    """The answer type the label promises (one of timelyqa.rewards.ANSWER_TYPES but list); a plural noun whose value
+    is a bare whole number ("Lecture theatres: 3", "Upcoming events: 3") counts."""
     noun = head_noun(label, cell=cell)
+    if noun not in DATE_WORDS and noun not in MONEY_WORDS and _COUNT.match(value.strip()) and is_plural(noun):
+        return "number"
     for kind, words in (("date", DATE_WORDS), ("quantity", MONEY_WORDS), ("number", COUNT_WORDS),
                         ("entity", ENTITY_WORDS)):
         if noun in words:
@@ -64,7 +74,7 @@ def answer_kind(label: str, *, cell: bool = False) -> str:
 
 def fact_answer(label: str, value: str, *, cell: bool = False) -> Typed:
     """The fact's value as a typed answer; text when the value is not what the label promises (see the docstring)."""
-    kind = answer_kind(label, cell=cell)
+    kind = answer_kind(label, cell=cell, value=value)
     unit = None
     if kind == "quantity" and (named := _PARENS.findall(label)):
         unit = named[-1]  # "Fee (GBP)": the currency the column names, for a value written without one
@@ -77,6 +87,15 @@ def fact_answer(label: str, value: str, *, cell: bool = False) -> Typed:
             except NotTyped:
                 pass
         return text(value)
+
+
+def is_person(label: str, *, cell: bool = False) -> bool:
+    return head_noun(label, cell=cell) in PERSON_WORDS
+
+
+def is_plural(word: str) -> bool:
+    word = word.casefold()
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "news", "series", "ics"))
 
 
 def unit_suffix(answer: Typed) -> str:

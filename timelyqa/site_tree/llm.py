@@ -4,9 +4,10 @@ Two steps, so that a flow runs (and retries) each on its own:
 
 - `write`: the single- or multi-source QA writer reads a candidate's documents (`candidates`) and proposes a query
   and a short answer; the answer must then pass the template generator's rules (no placeholder, short, not in
-  the question, asked once) and be on the source page(s) as the writer was shown them (`answer_not_on_page`); a
-  single-source answer must not be on the pages on the way there (`answer_on_click_path`, WebWalker's "must not
-  be found in doc1"). A multi-source writer must name the two pages it was given as its sublinks.
+  the question, asked once); a single-source answer must not be on the pages on the way there
+  (`answer_on_click_path`, WebWalker's "must not be found in doc1"). The question is then released naming its
+  page(s) (`candidates.released`) and passes the source's gate (`site_tree.gate`: its words, and the answer in the
+  text of the pages it names) before the checker sees it. A multi-source writer must name the two pages it was given as its sublinks.
 - `verify`: the strict verifier of the same type judges query and answer against the same documents on the
   checker model; only its `decision: true` keeps a question. A multi-source question must also need both pages:
   WebWalker's verifier returns false for one "answered using only one document", but says no more than false, so
@@ -29,8 +30,7 @@ from timelyqa.llm.client import LLM, Prompt, Reply, ReplyFailure
 from timelyqa.reasons import Reason
 from timelyqa.record import Verification
 from timelyqa.site_tree.candidates import Candidate
-from timelyqa.site_tree.questions import (MAX_VALUE_CHARS, MAX_VALUE_WORDS, PLACEHOLDERS, QuestionReject,
-                                          answer_in_question)
+from timelyqa.site_tree.questions import MAX_VALUE_CHARS, MAX_VALUE_WORDS, PLACEHOLDERS, QuestionReject
 
 WRITERS = {"single_source": "webwalker/single_source_qa_writer", "multi_source": "webwalker/multi_source_qa_writer"}
 VERIFIERS = {"single_source": "webwalker/single_source_verifier", "multi_source": "webwalker/multi_source_verifier"}
@@ -49,7 +49,6 @@ VerifierReject = Reason.derived(
 
 
 class AnswerReject(Reason):
-    ANSWER_NOT_ON_PAGE = "answer_not_on_page", "the writer's answer is not in the text of its source page(s)"
     ANSWER_ON_CLICK_PATH = ("answer_on_click_path",
                             "single-source: the answer is on a page on the way to its page, so depth overstates it")
 
@@ -71,18 +70,14 @@ class Draft:
 
 
 def answer_reject(c: Candidate, question: str, answer: str, seen: set[str]) -> Reason | None:
-    """The first rule the pair fails, or None: the template's rules on the answer, then where the answer is."""
+    """The first rule the pair fails, or None: the template's rules on the answer, then where the answer is. The
+    question's words, and the answer's being on its pages, are the gate's to judge (`site_tree.gate`)."""
     value = normalize(answer)
     if value in PLACEHOLDERS or not any(ch.isalnum() for ch in value):
         return QuestionReject.PLACEHOLDER_VALUE
     if len(answer.split()) > MAX_VALUE_WORDS or len(answer) > MAX_VALUE_CHARS:
         return QuestionReject.FACT_TOO_LONG
-    if failed := answer_in_question(question, answer):
-        return failed
-    sources = (c.doc2,) if c.type == "single_source" else (c.doc1, c.doc2)
-    if not any(sub_match(doc, answer) for doc in sources):
-        return AnswerReject.ANSWER_NOT_ON_PAGE
-    if c.type == "single_source" and sub_match(c.doc1, answer):
+    if c.type == "single_source" and sub_match(c.doc1, answer) and sub_match(c.doc2, answer):
         return AnswerReject.ANSWER_ON_CLICK_PATH
     return QuestionReject.DUPLICATE_QUESTION if normalize(question) in seen else None
 

@@ -2,16 +2,19 @@
 
 The template generator (the default) runs in one step. The LLM writer (`llm`) runs in three, each reading and
 writing files in the run's work folder, so that the CLI and the flow run the same steps and a flow retries one
-without redoing the others: `write_questions` (the writer model, and the rules), `verify_questions` (the
-checker model), `finish` (the records and the outputs).
+without redoing the others: `write_questions` (the writer model, the rules and the gate), `verify_questions`
+(the checker model), `finish` (the records and the outputs). Both pass every question, as it will be released,
+through the source's gate (`site_tree.gate`: `timelyqa.quality.COMMON` and the source's own rules) before it is
+verified; the gate's drops are rejects of stage `quality`, and `questions_gated` counts what it let through.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +26,9 @@ from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Verification
 from timelyqa.released import RECHECKED, write_rechecked
 from timelyqa.site_tree.carry import carry, released_rows
-from timelyqa.site_tree.candidates import CANDIDATE_SCHEMA, Candidate, choose_candidates, page_record
+from timelyqa.quality import GATE_PASSED, GATE_STAGE
+from timelyqa.site_tree.candidates import CANDIDATE_SCHEMA, Candidate, choose_candidates, page_record, released
+from timelyqa.site_tree.gate import gate as site_gate
 from timelyqa.site_tree.facts import FACTS_PARSER
 from timelyqa.site_tree.llm import Draft, SiteLLMWriter, llm_site_writer
 from timelyqa.site_tree.questions import write_questions as template_questions
@@ -84,8 +89,15 @@ def run(crawl: Path, out: Path, settings: Settings | None = None, *, writer: Sit
         for line, n in written.counts.items():
             ledger.count(line, n)
         ledger.reject_all(written.rejected)
-        for record in written.records:
-            ledger.keep(record)
+        gate = site_gate({row["url"]: row for row in pages.to_dicts()})
+        with ledger.timed(GATE_STAGE):
+            for record in written.records:
+                if gate.keep(record.model_dump()):
+                    ledger.keep(record)
+                else:
+                    item, reason, detail = gate.dropped[-1]
+                    ledger.reject({**item, "root_url": record.root_url, "urls": record.source_urls}, reason, detail)
+        ledger.count(GATE_PASSED, gate.passed)
         return _finish(ledger, crawl, pages, settings, earlier)
     settings = settings.model_copy(update={"generator": "llm"})  # the manifest states the writer that ran
     writer = writer or llm_site_writer(cache_dir=Path(out) / "llm-cache")
@@ -107,7 +119,31 @@ def write_questions(crawl: Path, workdir: Path, settings: Settings, writer: Site
     for line, n in chosen.counts.items():
         ledger.count(line, n)
     ledger.reject_all(chosen.rejected)
-    return _through(ledger, chosen.candidates, drafts, workdir / WRITTEN, part="write", line="questions_written")
+    ledger.count("questions_written", sum(d.kept for d in drafts))
+    with ledger.timed(GATE_STAGE):
+        drafts = gate_drafts(chosen.candidates, drafts, {row["url"]: row for row in pages.to_dicts()})
+    return _through(ledger, chosen.candidates, drafts, workdir / WRITTEN, part="write", line=GATE_PASSED)
+
+
+def gate_drafts(candidates: Sequence[Candidate], drafts: Sequence[Draft], pages: Mapping[str, Mapping[str, Any]]
+                ) -> list[Draft]:
+    """Each kept draft's question as it is released (`candidates.released`: its pages named, its unit said), judged
+    by the source's gate; a draft the gate drops carries the gate's reason on."""
+    gate = site_gate(pages)
+    out = []
+    for c, d in zip(candidates, drafts, strict=True):
+        if not d.kept:
+            out.append(d)
+            continue
+        question, typed, _ = released(c, d.question or "", d.answer or "", pages)
+        row = {"question": question, **typed.row(), "source_urls": list(c.urls),
+               "evidence": [{"url": url, "title": pages[url].get("title")} for url in c.urls]}
+        if gate.keep(row):
+            out.append(replace(d, question=question))
+        else:
+            _, reason, detail = gate.dropped[-1]
+            out.append(replace(d, question=question, reason=reason, detail=detail))
+    return out
 
 
 def verify_questions(written: Path, workdir: Path, writer: SiteLLMWriter) -> Path:

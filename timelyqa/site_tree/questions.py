@@ -1,6 +1,9 @@
 """Template questions from a crawl's pages (offline, deterministic): WebWalkerQA's single- and multi-source types.
 
-Facts are checked first (`QuestionReject`, each rule a function beside its reason); each page then gives at most
+Facts are checked first (`QuestionReject`, each rule a function beside its reason): a label is asked only when it
+names a fact (a noun phrase in sentence case, not code, a pilcrow, a version note, a footnote column, a see-also
+entry, a label ending in a preposition, nor a term of a long list no other page uses), and a value only when it is a
+short answer (not a sentence, code, a URL or footnote markers). Each page then gives at most
 `facts_per_page` of its facts, in a seeded stable order, asked alone when the page is at depth 2 to 4, and each
 root at most `pairs_per_root` pairs of them (`pairs.choose_pairs`), asked together. The wording is in
 `templates`; the record's evidence, id and click chains in `evidence`.
@@ -23,7 +26,7 @@ from timelyqa.site_tree.evidence import make_record, refound
 from timelyqa.site_tree.kinds import fact_answer, unit_suffix
 from timelyqa.site_tree.pairs import choose_pairs
 from timelyqa.site_tree.record import DOMAINS, SiteTreeRecord
-from timelyqa.site_tree.templates import is_cell, multi_question, phrase, self_explanatory, single_question
+from timelyqa.site_tree.templates import askable, clause, is_cell, multi_question, single_question
 from timelyqa.site_tree.tree import (MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, golden_path, norm, seeded_key,
                                      site_name, subject)
 from timelyqa.stages import Dropped
@@ -31,10 +34,11 @@ from timelyqa.stages import Dropped
 __all__ = ["FUNNEL", "MULTI_GENERATOR", "SINGLE_GENERATOR", "QuestionReject", "Written", "golden_path",
            "write_questions"]
 
-SINGLE_GENERATOR = "site_tree_single_template_v2"
-"""v2: the answer typed by its fact's label (`kinds`), and a unit or scale said in the question ("..., in pounds?")."""
-MULTI_GENERATOR = "site_tree_multi_template_v2"
-"""v2: the answer a list of the two facts (graded as a set in any order), no reversed alias of its own."""
+SINGLE_GENERATOR = "site_tree_single_template_v3"
+"""v3: the page always named in quotes, the question word by the answer's type (who, how many, when, how much,
+which), and labels that name no fact (code, version notes, footnote columns, sentences) not asked."""
+MULTI_GENERATOR = "site_tree_multi_template_v3"
+"""v3: two clauses, each naming its own page with its own question word; the answer a list of the two values."""
 FUNNEL = ("pages_read", "pages_failed", "pages_with_facts", "facts_found", "facts_eligible", "facts_not_chosen",
           "single_candidates", "multi_pairs_possible", "multi_candidates")
 """The counts `write_questions` returns, in funnel order (the kept questions follow them)."""
@@ -44,9 +48,14 @@ GENERIC_LABELS = frozenset({"name", "value", "item", "items", "detail", "details
                             "notes", "more", "link", "links", "description", "other", "misc", "comment", "comments",
                             "remarks", "total", "text", "content", "here", "read more", "click here", "see also"})
 PLACEHOLDERS = frozenset({"-", "–", "—", "n/a", "na", "none", "nil", "null", "tba", "tbd", "tbc", "unknown",
-                          "coming soon", "to be announced", "?", "...", "…"})
+                          "coming soon", "to be announced", "?", "...", "…", "empty"})
 MAX_LABEL_WORDS, MAX_LABEL_CHARS = 8, 60
 MAX_VALUE_WORDS, MAX_VALUE_CHARS = 12, 80
+MAX_SHORT_WORDS = 8
+LONG_LIST = 6
+"""A page's list of this many labelled values or more, whose labels no other page uses, is a list of terms."""
+"""A template's value of more words is a description, however it is punctuated."""
+_PARENS = re.compile(r"\s*\([^)]*\)")
 
 
 class QuestionReject(Reason):
@@ -57,7 +66,15 @@ class QuestionReject(Reason):
     AMBIGUOUS_FACT = "ambiguous_fact", "the page gives the label more than one value"
     FACT_ON_SHALLOWER_PAGE = ("fact_on_shallower_page",
                               "a shallower page states the same label and value: the depth overstates the difficulty")
-    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer"
+    LABEL_NAMES_NO_FACT = ("label_names_no_fact", "the label is no noun phrase naming a fact (code, a pilcrow, a "
+                           "version note, a sentence, a footnote column, a trailing preposition, the page's own title)")
+    VALUE_IS_SENTENCE = "value_is_sentence", "the value is a sentence or a description, not a short answer"
+    VALUE_IS_CODE = ("value_is_code", "the value is code (a signature, an expression, markup, a URL), or in a table's "
+                     "column most of whose values are code")
+    FOOTNOTE_VALUE = "footnote_value", "the value is only footnote markers such as (5) or [1][2]"
+    LABEL_ON_ONE_PAGE = ("label_on_one_page", "a term of a long list on one page (a glossary, a see-also list), used "
+                         "on no other page of the site: a term defined, not a field the site's pages share")
+    VALUE_IN_TITLE = "value_in_title", "the value is in the title of its page, which the question names"
     FACT_NOT_REFOUND = "fact_not_refound", "the fact is not found again on the stored page"
     PAGE_TOO_SHALLOW = "page_too_shallow", "the page is at depth 0 or 1; single-source questions ask depths 2 to 4"
     PAGE_TOO_DEEP = "page_too_deep", "the page is deeper than 4; single-source questions ask depths 2 to 4"
@@ -70,30 +87,92 @@ class Written(NamedTuple):
     counts: Counter[str]
 
 
-def answer_in_question(question: str, *answers: str) -> QuestionReject | None:
-    text = norm(question)
-    found = any(re.search(rf"(?<!\w){re.escape(norm(a))}(?!\w)", text) for a in answers)
-    return QuestionReject.ANSWER_IN_QUESTION if found else None
+_CODE_LABEL = re.compile(r"[¶\[\]{}=*<>|`_/\\%'\"+^~&@]|^\w+ [-] \w+$|\w\(|\(\)|\w\.\w|\w::\w|^[a-z]+[A-Z]")
+_VERSION_NOTE = re.compile(r"\b(?:changed|new|added|deprecated|removed)\b.*\bversion\b|\bversion \d", re.IGNORECASE)
+_ENDS_FUNCTION = frozenset("""to of in on at by for with and or the a an as is are was were within per via than
+                              into onto upon about after before""".split())
+_CODE_VALUE = re.compile(r"https?://|\w\(.*\)|__\w|%\(|\w\[|[=*{}<>|`\\]|->|\[[^\]]*[,\s][^\]]*\]|\w \+ \w|^\w+\[")
+_MARKERS = re.compile(r"^(?:\s*(?:[(\[]\s*[0-9a-z]{1,3}\s*[)\]]|[*†‡§¶#]+))+\s*$", re.IGNORECASE)
+_REFERENCE = re.compile(r"^(?:module|package|class|function|method|attribute|exception|pep|rfc)\s+\S+$", re.IGNORECASE)
+"""A see-also entry ("Module fnmatch", "PEP 8"): a reference to another page, not a property."""
+_VERBS = frozenset("is are was were be been can could will would should must may might does do did has have".split())
+_SENTENCE = re.compile(r"[.!?;]\s+\S|[.!?]$")
+_ABBREVIATION = re.compile(r"\b(?:Prof|Dr|Mr|Mrs|Ms|Mx|St|Jr|Sr|No|vs|etc|e\.g|i\.e|approx|incl)\.", re.IGNORECASE)
 
 
-def fact_reject(fact: Located, question: str, page: Mapping[str, Any], on_page: Mapping[str, set[str]],
-                shallowest: Mapping[tuple[str, str], int]) -> QuestionReject | None:
-    """The first rule the fact fails, or None: its label, its value, its page, its question, the stored page."""
+def label_names_no_fact(fact: Located) -> bool:
+    """The label (a cell's column and row each) is no noun phrase naming one fact of the page."""
+    if _VERSION_NOTE.search(fact.label) or "¶" in fact.label or norm(fact.label) in (norm(fact.subject), ""):
+        return True
+    if is_cell(fact):
+        column, row = fact.label.split(" for ", 1)
+        # a table from an acronym's names to a column of one word ("TOML" -> "Python") maps vocabularies
+        conversion = bool(re.fullmatch(r"[A-Z]{2,}", fact.context)) and len(column.split()) == 1
+        return (conversion or norm(column) in GENERIC_LABELS or _noun_fails(column) or not column[:1].isupper()
+                or sum(c.isalpha() for c in row) < 2 or bool(_CODE_LABEL.search(row)))
+    return _noun_fails(fact.label) or not askable(fact.label) or not sentence_case(fact.label)
+
+
+def sentence_case(label: str) -> bool:
+    """A property's label is written in sentence case ("Principal investigator", "Tuition fee (home)", "GPUs");
+    a term or a title is not ("UserString", "module poplib", "Installing Python Modules", "PEP 540 – Add a new
+    UTF-8 mode", "Tcl'2004 conference presentation"): a definition list of terms gives descriptions, not facts."""
+    words = _PARENS.sub("", label).split()
+    if not words or not words[0][:1].isupper():
+        return False
+    first, later = words[0], words[1:]
+    acronym = bool(re.fullmatch(r"[A-Z]{2,}s?", first))
+    return (acronym or first[1:].islower() or first[1:] == "") and first.replace("-", "").isalpha() and all(
+        w.islower() and not any(c.isdigit() for c in w) for w in later)
+
+
+def _noun_fails(label: str) -> bool:
+    words = [w.casefold() for w in re.findall(r"[\w'’-]+", label)]
+    return (not words or bool(_REFERENCE.match(label)) or bool(_CODE_LABEL.search(label)) or label.rstrip().endswith(("?", ".", "!", ":"))
+            or (words[-1] in _ENDS_FUNCTION) or bool(_VERBS & set(words)) or (words[-1] in ("from", "since") and not askable(label)))
+
+
+def value_is_sentence(value: str) -> bool:
+    """A sentence, or a description of clauses: a full stop inside or at the end of four words or more, or more
+    than seven words with a comma."""
+    words = value.split()
+    plain = _ABBREVIATION.sub("", value).strip()
+    return (len(words) > MAX_SHORT_WORDS or (len(words) >= 2 and plain.endswith(".")) or (len(words) >= 4 and bool(_SENTENCE.search(plain)))
+            or (len(words) > 7 and "," in value))
+
+
+def fact_reject(fact: Located, page: Mapping[str, Any], on_page: Mapping[str, set[str]],
+                shallowest: Mapping[tuple[str, str], int], pages_of: Mapping[str, int],
+                list_length: Mapping[str, int]) -> QuestionReject | None:
+    """The first rule the fact fails, or None: its label, its value, its page, the stored page. `pages_of` counts
+    the pages of the site that use each label (normalised), `list_length` the page's facts of each kind that are
+    no table cell."""
     label, value = norm(fact.label), norm(fact.value)
     if label in GENERIC_LABELS or not fact.label[:1].isalpha():
         return QuestionReject.GENERIC_LABEL
     if len(label.split()) > MAX_LABEL_WORDS or len(label) > MAX_LABEL_CHARS:
         return QuestionReject.LABEL_TOO_LONG
-    if value in PLACEHOLDERS or not any(c.isalnum() for c in value):
+    if label_names_no_fact(fact):
+        return QuestionReject.LABEL_NAMES_NO_FACT
+    if not is_cell(fact) and pages_of.get(label, 0) < 2 and list_length.get(fact.kind, 0) >= LONG_LIST:
+        return QuestionReject.LABEL_ON_ONE_PAGE
+    if _MARKERS.match(fact.value):
+        return QuestionReject.FOOTNOTE_VALUE
+    if value.strip("()[] ") in PLACEHOLDERS or not any(c.isalnum() for c in value):
         return QuestionReject.PLACEHOLDER_VALUE
     if len(value.split()) > MAX_VALUE_WORDS or len(value) > MAX_VALUE_CHARS:
         return QuestionReject.FACT_TOO_LONG
+    if value_is_sentence(fact.value):
+        return QuestionReject.VALUE_IS_SENTENCE
+    if _CODE_VALUE.search(fact.value):
+        return QuestionReject.VALUE_IS_CODE
+    if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", norm(fact.subject)):
+        return QuestionReject.VALUE_IN_TITLE
     if len(on_page[label]) > 1:
         return QuestionReject.AMBIGUOUS_FACT
     if shallowest[(label, value)] < fact.depth:
         return QuestionReject.FACT_ON_SHALLOWER_PAGE
-    return answer_in_question(question, fact.value) or (None if refound(page, fact)
-                                                        else QuestionReject.FACT_NOT_REFOUND)
+    return None if refound(page, fact) else QuestionReject.FACT_NOT_REFOUND
 
 
 def write_questions(pages: pl.DataFrame, *, domain: str = "other", language: str = "en", seed: int = 0,
@@ -126,9 +205,9 @@ def single_reject(fact: Located, question: str, seen: set[str]) -> QuestionRejec
     return QuestionReject.DUPLICATE_QUESTION if question in seen else None
 
 
-def multi_reject(question: str, values: tuple[str, str], seen: set[str]) -> QuestionReject | None:
-    """A pair's question gives neither value away, and is asked once."""
-    return answer_in_question(question, *values) or (QuestionReject.DUPLICATE_QUESTION if question in seen else None)
+def multi_reject(question: str, seen: set[str]) -> QuestionReject | None:
+    """A pair's question is asked once (the gate then judges its words, `site_tree.gate`)."""
+    return QuestionReject.DUPLICATE_QUESTION if question in seen else None
 
 
 def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: str, language: str, seed: int,
@@ -148,7 +227,7 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
     for f in chosen:
         out.counts["single_candidates"] += 1
         answer = fact_answer(f.label, f.value, cell=is_cell(f))
-        question = single_question(site, f, unit_suffix(answer))
+        question = single_question(site, f, answer, unit_suffix(answer))
         if reason := single_reject(f, question, seen):
             out.rejected.append(Dropped({**f.item(), "question": question}, reason, f"depth {f.depth}: {question}"))
             continue
@@ -162,7 +241,7 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
     for pair in pairs:
         a, b = pair.first, pair.second
         question = multi_question(site, a.phrase, b.phrase)
-        if reason := multi_reject(question, (a.value, b.value), seen):
+        if reason := multi_reject(question, seen):
             item = {"root_url": root, "urls": [a.url, b.url], "labels": [a.label, b.label],
                     "values": [a.value, b.value], "question": question}
             out.rejected.append(Dropped(item, reason, f"depths {a.depth}+{b.depth}: {question}"))
@@ -175,14 +254,24 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
                                        difficulty=pair.difficulty, generator=MULTI_GENERATOR, **common))
 
 
+def _code_columns(facts: list[Located]) -> set[tuple[str, str]]:
+    """The (table, column) pairs of a page's tables half or more of whose values are code ("print len" among
+    "o.attr", "a[i]", "f(arg) C(arg)"): the column's other values are code too, written plainly."""
+    values: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for f in facts:
+        if is_cell(f):
+            values[(f.context, f.label.split(" for ", 1)[0])].append(f.value)
+    return {key for key, vs in values.items() if sum(bool(_CODE_VALUE.search(v)) for v in vs) * 2 >= len(vs)}
+
+
 def _chosen(ok: list[dict[str, Any]], site: str, out: Written, *, seed: int, facts_per_page: int) -> list[Located]:
     """Each page's facts that pass the checks, at most `facts_per_page` of them in a seeded order; pages by depth."""
     located = {r["url"]: [Located(r["root_url"], r["url"], r["depth"], f["label"], f["value"], f["kind"],
-                                  subject(r["title"], site)) for f in r["facts"] or ()] for r in ok}
-    on_site: dict[str, set[str]] = defaultdict(set)
+                                  subject(r["title"], site), context=f.get("context") or "")
+                          for f in r["facts"] or ()] for r in ok}
     shallowest: dict[tuple[str, str], int] = {}
+    pages_of = Counter(label for facts in located.values() for label in {norm(f.label) for f in facts})
     for f in (f for facts in located.values() for f in facts):
-        on_site[norm(f.label)].add(norm(f.value))
         key = (norm(f.label), norm(f.value))
         shallowest[key] = min(shallowest.get(key, f.depth), f.depth)
     chosen: list[Located] = []
@@ -193,13 +282,17 @@ def _chosen(ok: list[dict[str, Any]], site: str, out: Written, *, seed: int, fac
         on_page: dict[str, set[str]] = defaultdict(set)
         for f in facts:
             on_page[norm(f.label)].add(norm(f.value))
+        list_length = Counter(f.kind for f in facts if not is_cell(f))
+        code_columns = _code_columns(facts)
         kept = []
         for f in facts:
-            f = replace(f, phrase=phrase(f, self_explanatory=self_explanatory(f.label, on_site[norm(f.label)])))
-            if reason := fact_reject(f, single_question(site, f), page, on_page, shallowest):
+            reason = fact_reject(f, page, on_page, shallowest, pages_of, list_length)
+            if reason is None and is_cell(f) and (f.context, f.label.split(" for ", 1)[0]) in code_columns:
+                reason = QuestionReject.VALUE_IS_CODE
+            if reason:
                 out.rejected.append(Dropped(f.item(), reason, f"{f.url}: {f.label!r} = {f.value!r}"))
             else:
-                kept.append(f)
+                kept.append(replace(f, phrase=clause(f, fact_answer(f.label, f.value, cell=is_cell(f)))))
         out.counts["facts_eligible"] += len(kept)
         kept.sort(key=lambda f: seeded_key(seed, f.url, f.label, f.value))
         out.counts["facts_not_chosen"] += len(kept[facts_per_page:])

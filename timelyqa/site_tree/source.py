@@ -10,7 +10,9 @@ import polars as pl
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import candidates
 from timelyqa.site_tree.candidates import PageReject
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.site_tree.carry import RefreshReject
+from timelyqa.site_tree.gate import SiteGateReject
 from timelyqa.site_tree.llm import AnswerReject, VerifierReject, WriterReject
 from timelyqa.site_tree.questions import FUNNEL, QuestionReject
 from timelyqa.site_tree.record import SiteTreeRecord
@@ -56,8 +58,10 @@ SOURCE = SourceSpec(
     stages=(
         Stage("questions", FUNNEL, (QuestionReject,)),
         # The LLM writer (`--generator llm`): pages and pairs chosen and written about, then verified. Its rule checks
-        # share the template's reasons where they mean the same (answer_in_question, duplicate_question, ...).
+        # share the template's reasons where they mean the same (placeholder_value, duplicate_question, ...).
         Stage("write", (*candidates.FUNNEL, "questions_written"), (PageReject, WriterReject, AnswerReject)),
+        # Both generators' questions, as released, before any verification: the common rules and the source's own.
+        Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject, SiteGateReject)),
         Stage("verify", ("questions_verified",), (VerifierReject,)),
         Stage("refresh", ("rechecked", "still_true"), (RefreshReject,)),
     ),

@@ -85,6 +85,7 @@ class Located:
     kind: str
     subject: str
     phrase: str = ""
+    context: str = ""  # the fact's table, list or heading (`facts.Fact.context`)
 
     def item(self) -> dict[str, object]:
         return {"root_url": self.root, "url": self.url, "depth": self.depth, "label": self.label,
