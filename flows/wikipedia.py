@@ -58,6 +58,11 @@ def write_questions(units: Path, workdir: Path, settings: options.Settings, llm_
     return pipeline.write_questions(units, workdir, _writer(workdir, settings, llm_secret_block))
 
 
+@task(cache_policy=NONE)
+def gate_questions(written: Path, workdir: Path) -> Path:
+    return pipeline.gate_questions(written, workdir)
+
+
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
 def check_questions(written: Path, workdir: Path, settings: options.Settings, llm_secret_block: str | None) -> Path:
     return pipeline.check_questions(written, workdir, _writer(workdir, settings, llm_secret_block))
@@ -127,7 +132,8 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     else:
         forget_rechecked(workdir)
     written = write_questions(units, workdir, settings, llm_secret_block)
-    checked = check_questions(written, workdir, settings, llm_secret_block)
+    gated = gate_questions(written, workdir)
+    checked = check_questions(gated, workdir, settings, llm_secret_block)
     manifest = write_outputs(source, checked, workdir, out_dir, settings, llm_secret_block)
     publish_funnel(manifest, out=out)
     return manifest.model_dump(mode="json")

@@ -135,7 +135,8 @@ def world(t1: bool) -> list[dict[str, Any]]:
     coach_aliases = {"Q9400013": ["Tomek Wielki"]}
     ents += [person(q, name, [("P106", item("Q937857"))], aliases=coach_aliases.get(q, ()))
              for q, name in coaches.items()]
-    ents += [person("Q9400001", "Harriet Lowe", []), person("Q9400002", "Daniel Okafor", []),
+    # Port Alder's mayor until 12 September 2026 (Harriet Lowe, of the news and Wikipedia demos, is Valmora's).
+    ents += [person("Q9400001", "Martin Sowerby", []), person("Q9400002", "Daniel Okafor", []),
              person("Q9400003", "Marcia Prado", [])]
     fw, mf, gk = item("Q280658"), item("Q193592"), item("Q201330")
     players = [  # id, name, citizenship, birth, position, clubs at T0, clubs added at T1, T1 modified

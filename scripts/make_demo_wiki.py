@@ -7,7 +7,7 @@ November 2026, for the Wikipedia source's demo window 2026-06-01 .. 2026-11-16 (
 Every page is written as a story of edits, each with the reason it is there:
 
 - fact changes that make a question: a manager, a squad number, a current club, a league, a stadium's
-  capacity, a population, a mayor, a term's end, key people, a software release, a film's box office,
+  capacity, a population, two mayors, a term's start, key people, a software release, a film's box office,
   an album's delayed release date;
 - two answers that move again in the week after the window (a box office gross, a software release):
   `frequent_update`; the others do not, one only by a reference added in that week (no change to a reader);
@@ -545,7 +545,7 @@ def port_alder() -> list[Page]:
             "subdivision_name1": "[[North West England]]",
             "government_type": "[[Unitary authority]]",
             "leader_title": "[[Mayor]]",
-            "leader_name": "[[Harriet Lowe]]",
+            "leader_name": "[[Martin Sowerby]]",
             "area_total_km2": "61.4",
             "population_total": "151,200",
             "population_as_of": "[[2021 United Kingdom census|2021]]",
@@ -568,7 +568,7 @@ def port_alder() -> list[Page]:
     p.save("2026-07-09T08:14:03Z", "Cumbrian Rambler", "ONS mid-2025 estimate", doc)
     doc = doc.set({"leader_name": "[[Daniel Okafor]]"}).add(
         "Governance", "[[Daniel Okafor]] won the mayoral election of 10 September 2026 and took office two days "
-                      "later, succeeding [[Harriet Lowe]].")
+                      "later, succeeding [[Martin Sowerby]].")
     p.save("2026-09-14T10:31:00Z", "Cumbrian Rambler", "new mayor", doc)
     return [p]
 
@@ -610,7 +610,7 @@ def campo_alto() -> list[Page]:
 
 
 def valmora() -> list[Page]:
-    """Not edited in the window at all (edited before it and in the week after it)."""
+    """Harriet Lowe, elected on 14 July (the news demo's story), takes office as mayor on 1 September: the question."""
     doc = Doc(
         short="City in Spain",
         infobox="Infobox settlement",
@@ -621,58 +621,89 @@ def valmora() -> list[Page]:
             "subdivision_type": "Country",
             "subdivision_name": "[[Spain]]",
             "leader_title": "[[Mayor]]",
-            "leader_name": "Lucía Ferrán",
+            "leader_name": "Tomas Reyes",
             "population_total": "412,000",
             "population_as_of": "2025",
         },
         lead="'''Valmora''' is a city in eastern [[Spain]], on the river Mora, and the home of [[Valmora CF]].",
-        sections=(("History", "Valmora was a Roman river port."),),
+        sections=(("History", "Valmora was a Roman river port."),
+                  ("Government", "The city is governed by a directly elected mayor and a council of 45 members.")),
         categories=("Municipalities in Spain", "Valmora"),
     )
     p = Page("Valmora", 2217350)
     p.save("2026-04-02T09:09:09Z", "Ribereño", "", doc)
+    doc = doc.add("Government", "[[Harriet Lowe]] won the mayoral election of 14 July 2026 with 54 percent of the "
+                                "vote, unseating Tomas Reyes.")
+    p.save("2026-07-15T08:02:51Z", "Ribereño", "/* Government */ election", doc)
+    doc = doc.set({"leader_name": "[[Harriet Lowe]]"})
+    p.save("2026-09-01T10:12:40Z", "Ribereño", "Lowe takes office", doc)
     p.save("2026-11-21T18:30:00Z", "Ribereño", "/* History */",
            doc.add("History", "Its medieval bridge still carries traffic."))
+    return [p]
+
+
+def alder_river() -> list[Page]:
+    """Not edited in the window at all (edited before it and in the week after it)."""
+    doc = Doc(
+        short="River in Cumbria, England",
+        infobox="Infobox river",
+        box={
+            "name": "Alder River",
+            "image": "Alder River at Mill Ford.jpg",
+            "subdivision_type1": "Country",
+            "subdivision_name1": "England",
+            "source1_location": "Mill Ford Fell",
+            "mouth": "[[Port Alder]] harbour",
+            "length": "{{convert|38|km|mi}}",
+        },
+        lead="The '''Alder River''' is a river in [[Cumbria]], England, that reaches the sea at [[Port Alder]].",
+        sections=(("Course", "The river rises on Mill Ford Fell and flows west through Mill Ford."),),
+        categories=("Rivers of Cumbria",),
+    )
+    p = Page("Alder River", 4410267)
+    p.save("2026-04-11T16:20:05Z", "Cumbrian Rambler", "", doc)
+    p.save("2026-11-21T19:02:11Z", "Cumbrian Rambler", "/* Floods */",
+           doc.section("Floods", "In November 2026 the river flooded the eastern districts of Port Alder, and 3,400 "
+                                 "residents were evacuated."))
     return [p]
 
 
 # --- people, companies, works -----------------------------------------------------------------------------
 
 def harriet_lowe() -> list[Page]:
-    """Her term as mayor ends on 12 September: the term's end and her successor arrive in one edit."""
+    """Elected mayor of Valmora on 14 July, she takes office on 1 September: the office, its start and her
+    predecessor arrive in one edit (the news demo tells the election)."""
     doc = Doc(
-        short="British politician (born 1967)",
+        short="Engineer and politician (born 1967)",
         infobox="Infobox officeholder",
         box={
             "name": "Harriet Lowe",
-            "honorific_suffix": "{{post-nominals|country=GBR|OBE}}",
             "image": "Harriet Lowe 2023.jpg",
             "caption": "Lowe in 2023",
-            "office": "[[Mayor of Port Alder]]",
-            "term_start": "{{start date|2014|5|10|df=y}}",
-            "term_end": "",
-            "predecessor": "''Office established''",
-            "successor": "",
-            "party": "[[Labour Party (UK)|Labour]]",
             "birth_date": "{{birth date and age|1967|2|19|df=y}}",
             "birth_place": "[[Port Alder]], England",
             "alma_mater": "[[University of Manchester]]",
+            "occupation": "Harbour engineer",
         },
-        lead=("'''Harriet Lowe''' {{post-nominals|country=GBR|OBE}} (born 19 February 1967) is a British politician "
-              "who has served as the first [[Mayor of Port Alder]] since 2014."),
-        sections=(("Mayor of Port Alder", "Lowe was elected in 2014 and re-elected in 2018 and 2022."),),
-        categories=("1967 births", "Living people", "Mayors of places in England", "Labour Party (UK) politicians",
-                    "People from Port Alder"),
+        lead=("'''Harriet Lowe''' (born 19 February 1967) is a harbour engineer and politician, a candidate for mayor "
+              "of [[Valmora]] in 2026."),
+        sections=(("Career", "Lowe worked on the harbours of the northern coast for thirty years."),),
+        categories=("1967 births", "Living people", "People from Port Alder"),
     )
     p = Page("Harriet Lowe", 30118472)
     p.save("2026-01-27T11:48:15Z", "Cumbrian Rambler", "", doc)
-    doc = doc.add("Mayor of Port Alder", "In March 2026 she announced that she would not stand for a fourth term.")
-    p.save("2026-03-16T18:24:41Z", "Cumbrian Rambler", "not standing again", doc)
-    doc = replace(doc.set({"term_end": "{{end date|2026|9|12|df=y}}", "successor": "[[Daniel Okafor]]"}),
-                  lead=doc.lead.replace("who has served as the first [[Mayor of Port Alder]] since 2014",
-                                        "who served as the first [[Mayor of Port Alder]] from 2014 to 2026")).add(
-        "Mayor of Port Alder", "She left office on 12 September 2026 and was succeeded by [[Daniel Okafor]].")
-    p.save("2026-09-14T10:44:27Z", "Cumbrian Rambler", "term ended", doc)
+    doc = doc.section("Mayor of Valmora", "She campaigned on a new tram line to the city's eastern districts.")
+    p.save("2026-03-16T18:24:41Z", "Cumbrian Rambler", "campaign", doc)
+    doc = replace(doc, lead=doc.lead.replace("a candidate for mayor of [[Valmora]] in 2026",
+                                             "elected [[Mayor of Valmora]] in 2026")).add(
+        "Mayor of Valmora", "She won the election of 14 July 2026 with 54 percent of the vote, unseating Tomas Reyes.")
+    p.save("2026-07-15T09:30:12Z", "Cumbrian Rambler", "elected", doc)
+    box = {"name": doc.box["name"], "office": "[[Mayor of Valmora]]", "term_start": "{{start date|2026|9|1|df=y}}",
+           "predecessor": "Tomas Reyes", **doc.box}
+    doc = replace(doc, box=box, lead=doc.lead.replace("elected [[Mayor of Valmora]] in 2026",
+                                                      "[[Mayor of Valmora]] since September 2026")).add(
+        "Mayor of Valmora", "She took office on 1 September 2026.")
+    p.save("2026-09-01T11:05:33Z", "Cumbrian Rambler", "took office", doc)
     return [p]
 
 
@@ -865,8 +896,8 @@ def user_page() -> list[Page]:
 
 
 WORLD = (riyadh_falcons, managers_list, valmora_cf, valmora_cf_talk, serrano, lunetta_calcio, desert_stars,
-         mateo_ferreira, karim_al_sayed, aline_costa, rafael_nunes, port_alder, campo_alto, valmora, harriet_lowe,
-         northwind, tallyframe, lunetta_affair, salt_and_signal, user_page)
+         mateo_ferreira, karim_al_sayed, aline_costa, rafael_nunes, port_alder, campo_alto, valmora, alder_river,
+         harriet_lowe, northwind, tallyframe, lunetta_affair, salt_and_signal, user_page)
 
 
 # --- the export -------------------------------------------------------------------------------------------

@@ -252,7 +252,8 @@ def test_wikipedia_flow_writes_questions_and_publishes_its_funnel(wikipedia_run:
     questions = pl.read_parquet(out / "questions.parquet")
     assert questions.height == manifest["counts"]["questions"] > 0
     assert set(questions["as_of"]) == {world.end}
-    stages = {"check_inputs", "fetch_pages", "read_changes", "write_questions", "check_questions", "write_outputs"}
+    stages = {"check_inputs", "fetch_pages", "read_changes", "write_questions", "gate_questions", "check_questions",
+              "write_outputs"}
     assert stages <= task_names(state, stages), "each stage in a task of its own"
     assert flow_run_name(state) == f"wikipedia {world.start:%Y-%m-%d}..{world.end:%Y-%m-%d}"
     artifacts = artifacts_of(state)

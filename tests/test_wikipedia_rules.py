@@ -162,14 +162,15 @@ def test_template_questions_pass_both_checks() -> None:
     question = template_question("Ivo Landa", "currentclub")
     assert question == "Which club does Ivo Landa play for?"
     assert check(question, "currentclub", "Celtic", "Ivo Landa", BOX, {"name": "Ivo Landa"}) is None
-    assert template_question("Ivo Landa", "youth_clubs2") == "What is the youth clubs 2 of Ivo Landa?"  # by its label
+    # A numbered key with no title to pair it with reads by its label, which the gate sends back (numbered_label).
+    assert template_question("Ivo Landa", "youth_clubs2") == "What is the youth clubs 2 of Ivo Landa?"
 
 
 @pytest.mark.parametrize("key", sorted(QUESTIONS))
 def test_every_key_question_names_its_subject_and_sets_no_date(key: str) -> None:
     question = template_question("Port Alder", key)
     assert "Port Alder" in question and question.endswith("?")
-    assert well_formed(question, "Zebedee", "Port Alder", {}) is None
+    assert well_formed(question, "Port Alder", {}) is None
 
 
 def test_the_checks_reject_with_a_reason() -> None:
@@ -180,8 +181,9 @@ def test_the_checks_reject_with_a_reason() -> None:
         == Reject.ANSWER_NOT_REDERIVED
     assert check("What is the current club of the midfielder?", "currentclub", "Celtic", "Ivo Landa", BOX, infobox) \
         == Reject.SUBJECT_NOT_NAMED
-    assert check("Which club, Celtic or Ajax, does Ivo Landa play for?", "currentclub", "Celtic", "Ivo Landa", BOX,
-                 infobox) == Reject.ANSWER_IN_QUESTION
+    # An answer given away is the quality gate's (stage `quality`, tests/test_wikipedia_gate.py), judged on the typed
+    # answer; the writer's own check no longer has that reason.
+    assert "answer_in_question" not in {str(r) for r in Reject}
     assert check("What was the current club of Ivo Landa on 3 May 2025?", "currentclub", "Celtic", "Ivo Landa", BOX,
                  infobox) == Reject.DATE_IN_QUESTION
     assert check("Who does Ivo Landa play for as of today?", "currentclub", "Celtic", "Ivo Landa", BOX, infobox) \

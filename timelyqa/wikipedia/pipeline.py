@@ -4,7 +4,8 @@ DailyQA's pipeline in five stages, each reading and writing files in the run's w
 CLI and the Prefect flow run the same stages and a flow retries one without redoing the others:
 `fetch_pages` is the network (the API's answers written as an export; a dump is used as it is);
 `read_changes` streams each page's history once to its one chosen change with its answer re-derived and
-its labels; `write_questions` puts a question to each (template or LLM) and checks its text;
+its labels; `write_questions` puts a question to each (template or LLM) and checks its text; `gate_questions`
+runs the question-quality gate (timelyqa.quality and wikipedia/gate.py) on the question as it will be released;
 `check_questions` has the checker answer each from the page; `finish` labels domains (by rule or LLM),
 applies the per-domain cap and writes the outputs through the stage writer.
 """
@@ -24,6 +25,8 @@ from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Evidence, Verification, WikipediaRecord, record_id
 from timelyqa.stages import StageWriter
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, Gate
+from timelyqa.wikipedia import gate as infobox_gate
 from timelyqa.wikipedia import labels, typed
 from timelyqa.answers import unit_phrase
 from timelyqa.wikipedia.answer import Rule, read_in
@@ -43,7 +46,8 @@ from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer,
 
 Progress = Callable[[str, int, int], None]
 
-PAGES, UNITS, WRITTEN, CHECKED = "pages.xml.gz", "units.parquet", "written.parquet", "checked.parquet"
+PAGES, UNITS, WRITTEN, GATED, CHECKED = (
+    "pages.xml.gz", "units.parquet", "written.parquet", "gated.parquet", "checked.parquet")
 UNIT_SCHEMA = pl.Schema({
     "title": pl.String(), "url": pl.String(), "key": pl.String(), "value": pl.String(), "infobox": pl.String(),
     "first_paragraph": pl.String(), "rule": pl.String(), "where": pl.String(), "page_id": pl.Int64(),
@@ -126,6 +130,34 @@ def write_questions(units: Path, workdir: Path, writer: Writer) -> Path:
                     step=lambda units_, _rows: writer.write(units_))
 
 
+def gate_questions(written: Path, workdir: Path) -> Path:
+    """The question-quality gate on every written question, template or model, before any is checked: the rows it
+    lets through go on; each it drops is kept with its reason (stage `quality`)."""
+    ledger = _ledger(workdir)
+    frame = pl.read_parquet(written)
+    gate = Gate(rules=infobox_gate.RULES)
+    kept: list[bool] = []
+    with ledger.timed(GATE_STAGE):
+        for row in frame.iter_rows(named=True):
+            kept.append(gate.keep(_gate_row(row)))
+            if not kept[-1]:
+                item, reason, detail = gate.dropped[-1]
+                ledger.reject({**item, "page": row["title"], "page_id": row["page_id"], "key": row["key"]}, reason,
+                              f"page {row['title']!r} key {row['key']!r} revision {row['revision_id']}: {detail}")
+    ledger.count(GATE_PASSED, gate.passed)
+    path = workdir / GATED
+    write_parquet(frame.filter(pl.Series(kept, dtype=pl.Boolean())), path)
+    ledger.save(GATE_STAGE)
+    return path
+
+
+def _gate_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A written question as the gate reads it: the question as released, the typed answer, the page and key."""
+    answer = typed.from_json(str(row["typed"])).row()
+    return {**answer, "question": row["question"], "infobox_key": row["key"], "page_title": row["title"],
+            "page_id": row["page_id"]}
+
+
 def check_questions(written: Path, workdir: Path, writer: Writer) -> Path:
     """Each written question checked (by an LLM writer's checker model: DailyQA's correctness check)."""
     def check(units: list[Unit], rows: list[dict[str, Any]]) -> list[Written]:
@@ -201,7 +233,8 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
     else:
         forget_rechecked(workdir)
     written = write_questions(units, workdir, writer)
-    checked = check_questions(written, workdir, writer)
+    gated = gate_questions(written, workdir)
+    checked = check_questions(gated, workdir, writer)
     return finish(source, checked, workdir, out, settings, domains=domains)
 
 
@@ -255,10 +288,11 @@ def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Setting
 
 
 def _as_unit(row: Mapping[str, object]) -> Unit:
+    answer = typed.from_json(str(row["typed"]))
     return Unit(title=str(row["title"]), url=str(row["url"]), key=str(row["key"]), value=str(row["value"]),
                 infobox=json.loads(str(row["infobox"])), first_paragraph=str(row["first_paragraph"]),
                 rule=str(row["rule"]), where=str(row["where"]),
-                unit_phrase=unit_phrase(typed.from_json(str(row["typed"])).value))
+                unit_phrase=unit_phrase(answer.value), answer_type=str(answer.type))
 
 
 def _kept(frame: pl.DataFrame, written: list[Written], ledger: StageWriter) -> pl.DataFrame:

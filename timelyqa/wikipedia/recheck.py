@@ -10,6 +10,8 @@ The ids that hold go to `rechecked.parquet`.
 
 from __future__ import annotations
 
+import re
+
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -98,6 +100,8 @@ def judge(row: dict, rule: Rule, seen: Seen, when: datetime) -> Dropped | None:
                        f"{where}: {at}, the last at or before {when.isoformat()}, has no {rule.key!r} in its infobox")
     if _norm(seen.value) == _norm(row["answer"]):  # the same comparison as the week's correctness check
         return None
+    if _norm(re.sub(r"\s*\([^()]*\)$", "", seen.value)) == _norm(row["answer"]):
+        return None  # a name released without its party or role (typed.py): it holds while the name does
     return Dropped(_item(row), RecheckReject.ANSWER_CHANGED,
                    f"{where}: {at}, the last at or before {when.isoformat()}, gives {rule.key} = {seen.value!r}, "
                    f"not {row['answer']!r}")

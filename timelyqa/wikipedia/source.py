@@ -14,7 +14,9 @@ from timelyqa.manifest import Manifest
 from timelyqa.record import WikipediaRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
 from timelyqa.wikipedia.changes import Drop
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.wikipedia.dump import ReadReject
+from timelyqa.wikipedia.gate import InfoboxGateReject
 from timelyqa.wikipedia.labels import LabelReject
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.questions import Reject
@@ -59,6 +61,8 @@ SOURCE = SourceSpec(
         Stage("changes", ("pages_unchanged_in_window", "pages_changed_in_window", "revisions_in_window",
                           "keys_changed", "keys_superseded", "keys_not_chosen", "changes_chosen"), (Drop,)),
         Stage("write", ("questions_written",), (WriterReject,)),
+        # Every written question, template or model, as it will be released, before the checker model reads it.
+        Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject, InfoboxGateReject)),
         Stage("check", ("questions_checked",), (Reject, CheckReject)),
         # A question keeps the rule's domain when the model gives none of the seven: counted by why.
         Stage("label", ("domains_by_llm", "domains_by_rule", *(f"domains_by_rule_{f}" for f in ReplyFailure)),

@@ -4,7 +4,7 @@ The renderer (render.py) turns wikitext into the text a reader sees; `read` rend
 what the markup told it on the way: a date template ({{start date}}, {{birth date}}...) or a date written out is a
 date, a value that is one wikilink is an entity (its target page an alias), list templates ({{ubl}},
 {{plainlist}}), lines (<br>, bullets) and links parted by commas are a list, {{convert}} is a quantity in its
-unit, and a value written as a number is a number, or a quantity with its currency or unit. `answer` makes the
+unit, a linked name with its party or role in parentheses is that name (the whole text an alias), and a value written as a number is a number, or a quantity with its currency or unit. `answer` makes the
 row's typed answer of it through timelyqa.answers, which writes the aliases.
 """
 
@@ -31,6 +31,14 @@ _AMOUNT = re.compile(rf"[~≈]?\s?(?P<currency>{_CURRENCY})?-?(?:\d{{1,3}}(?:,\d
                      r"(?:\s?(?:thousand|million|billion|trillion))?"
                      r"(?:\s?(?P<unit>%|[^\W\d_][^\s\d()]*(?:\s[^\W\d_][^\s\d()]*){0,2}|°[CF]))?")
 _ITEM_BREAK = re.compile(r"\s*(?:[,;]|\band\b)\s*")
+_QUALIFIER = re.compile(r"(?P<name>[^()]+?)\s*\((?P<qualifier>[^()]+)\)")
+_PARTY = re.compile(r"\b(?:party|parti|partido|partei|partito|independent politician|coalition|alliance)\b",
+                    re.IGNORECASE)
+_ROLES = frozenset({"ceo", "chief executive", "chief executive officer", "chair", "chairman", "chairwoman",
+                    "chairperson", "president", "vice president", "founder", "co-founder", "cfo", "coo", "cto",
+                    "managing director", "executive chairman", "acting", "interim", "caretaker", "mayor", "leader",
+                    "manager", "head coach", "captain", "owner"})
+"""Roles an infobox writes in parentheses after a person's name."""
 _WRAPPING_TAGS = frozenset({"b", "i", "span", "small", "big", "abbr", "u", "em", "strong", "sup", "sub", "nowiki"})
 
 
@@ -48,6 +56,8 @@ class Value:
     link: str | None = None
     unit: str | None = None
     items: tuple[str, ...] = ()
+    name: str | None = None
+    """An `entity` whose text qualifies it ("Danielle Smith (UCP)"): the name alone, which is the answer."""
 
 
 def read(code: Wikicode | str) -> Value:
@@ -59,8 +69,8 @@ def read(code: Wikicode | str) -> Value:
     text = tidy(raw)
     if not text:
         return Value(text)
-    return _lines(raw, text) or _one_node(parts, text) or _written(parts, text) or _linked_items(parts, text) \
-        or Value(text)
+    return _lines(raw, text) or _one_node(parts, text) or _qualified(parts, text) or _written(parts, text) \
+        or _linked_items(parts, text) or Value(text)
 
 
 def answer(value: Value) -> Typed:
@@ -69,6 +79,8 @@ def answer(value: Value) -> Typed:
     try:
         if value.kind == "date":
             return answers.date(value.text, value.date)
+        if value.kind == "entity" and value.name:  # the name answers; the text with its party or role is an alias
+            return answers.entity(value.name, [*([value.link] if value.link else []), value.text])
         if value.kind == "entity":
             return answers.entity(value.text, [value.link] if value.link else [])
         if value.kind == "list":
@@ -113,6 +125,27 @@ def _one_node(parts: list[tuple[Node, str]], text: str) -> Value | None:
     if isinstance(node, Template):
         return _template(node, text)
     return None
+
+
+def _qualified(parts: list[tuple[Node, str]], text: str) -> Value | None:
+    """A linked name and, in parentheses after it, a party ("[[Danielle Smith]] ([[United Conservative Party|UCP]])":
+    a link to a party's page) or a role ("[[Ravi Menon]] (CEO)"): the name is the answer. What the markup says
+    decides, never the words alone: the name must be one link, the parenthesis a party's link or a role's word."""
+    match = _QUALIFIER.fullmatch(text)
+    if match is None:
+        return None
+    at = next((i for i, (node, _) in enumerate(parts) if isinstance(node, Text) and "(" in node.value), None)
+    if at is None or parts[at][1].partition("(")[0].strip():
+        return None
+    head = _one_node(parts[:at], tidy("".join(out for _, out in parts[:at])))
+    if head is None or head.kind != "entity" or head.text != match["name"]:
+        return None
+    inside = parts[at + 1:]
+    targets = [render(node.title).lstrip(":").partition("#")[0].strip() for node, _ in inside
+               if isinstance(node, Wikilink)]
+    party = any(_PARTY.search(target) for target in targets)
+    role = match["qualifier"].strip().casefold() in _ROLES
+    return replace(head, text=text, name=match["name"]) if party or role else None
 
 
 def _template(template: Template, text: str) -> Value | None:

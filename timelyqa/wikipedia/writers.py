@@ -53,6 +53,8 @@ class Unit:
     """Where the page's revisions were read: `dump:{file name}` or the API's URL."""
     unit_phrase: str = ""
     """What the question must say for a bare number to answer it: "in millions of US dollars", or nothing."""
+    answer_type: str = ""
+    """The typed answer's type (timelyqa.answers): a person's role is asked "who" only when the answer is a name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,14 +89,14 @@ class Writer(Protocol):
 
 
 class TemplateWriter:
-    """The key's own question ('Who is the mayor of {title}?'), else its label: offline, deterministic, checked by
-    rule."""
+    """The key's own question ('Who is the mayor of {title}?'), else the title its numbered pair names ('Who is the
+    President of Albania?'), else its label ("who" for a person's role): offline, deterministic, checked by rule."""
 
     generator = GENERATOR
     llms: tuple[LLM, ...] = ()
 
     def write(self, units: Sequence[Unit]) -> list[Written]:
-        return [_form(u, template_question(u.title, u.key), self.generator) for u in units]
+        return [_form(u, template_question(u.title, u.key, u.infobox, u.answer_type), self.generator) for u in units]
 
     def check(self, units: Sequence[Unit], written: Sequence[Written]) -> list[Written]:
         """The answer was re-derived from the revision before any question was written: that is the check."""
@@ -198,11 +200,10 @@ def _writer_values(unit: Unit) -> dict[str, str]:
 
 
 def _form(unit: Unit, question: str, generator: str) -> Written:
-    """The question says its answer's unit or scale, then the rule checks on its text: it names the subject, gives
-    nothing away, holds no date."""
+    """The question says its answer's unit or scale, then the rule checks on its text: it names the subject and
+    holds no date (the quality gate judges the rest: wikipedia/gate.py)."""
     question = say_unit(question, unit.unit_phrase)
-    failed = descriptive(question, unit.title, unit.infobox) or well_formed(question, unit.value, unit.title,
-                                                                           unit.infobox)
+    failed = descriptive(question, unit.title, unit.infobox) or well_formed(question, unit.title, unit.infobox)
     if failed:
         return Written(question, failed, f"{question!r} -> {unit.value!r} ({failed.value})", generator, None)
     return Written(question, None, "", generator, None)
