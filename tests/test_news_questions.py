@@ -346,3 +346,20 @@ def test_a_date_span_is_a_date_and_a_day_without_its_year_is_text() -> None:
     assert [grade(p, row) for p in ("2026-03-03", "March 3, 2026", "3 March", "2 March 2026")] == [1, 1, 0, 0]
     no_year = [m for m in masks("The treaty is signed on March 3 in Lisbon.", date(2026, 3, 4)) if m.level == "date"]
     assert no_year and no_year[0].answer_fields().type == "text"
+
+
+def test_a_measure_is_asked_by_its_measure_and_a_version_by_which_version() -> None:
+    day = date(2026, 9, 9)
+    found = {m.answer: m for m in masks("The Lakeside Institute of Data Science opens the Wrenmere Observatory, whose "
+                                        "telescope has a 2.4-metre mirror.", day)}
+    mirror = found["2.4"]
+    assert mirror.question == ("On 9 September 2026: The Lakeside Institute of Data Science opens the Wrenmere "
+                               "Observatory, whose telescope has a mirror of what size, in metres?")
+    gold = mirror.answer_fields()
+    row = Gold.of(gold.answer, gold.aliases, gold.type, gold.value.model_dump())
+    assert [grade(p, row) for p in ("2.4", "2.4 m", "240 cm", "2.5 metres")] == [1, 1, 1, 0]
+    assert found["Lakeside Institute of Data Science"].question.startswith("On 9 September 2026: Which institute opens")
+    # a compound noun takes no "of what size" ("a tram of what size line"), and a count of seats is no size
+    assert [m.answer for m in masks("The city opens a 300-seat hall and a 12-kilometre tram line.", day)] == []
+    release = {m.answer: m.question for m in masks("Northwind Analytics releases Tallyframe 4.0.", day)}
+    assert release == {"4.0": "On 9 September 2026: Northwind Analytics releases which version of Tallyframe?"}

@@ -210,7 +210,7 @@ def _spans(s: str, texts: Sequence[str] = ()) -> list[Span]:
     measured = []
     for start, end, answer, kind, wh, unit in measure_spans(s):
         measured.append((start, end))
-        typed = (_or_text(quantity, f"{answer} {unit}") if kind == "quantity" else
+        typed = (_or_text(quantity, f"{answer} {unit}s") if kind == "quantity" else
                  _or_text(number, answer) if kind == "number" else text(answer))
         spans.append((start, end, answer, "number", wh, typed, 1))
     for m in _RE_NUMBER.finditer(s):

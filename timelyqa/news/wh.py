@@ -127,7 +127,9 @@ def name_wh(s: str, start: int, end: int, name: str, texts: Sequence[str]) -> tu
 
 _MAGNITUDE = re.compile(r"(?P<det>\b[Aa]n? )magnitude (?P<num>\d+(?:\.\d+)?) (?P<noun>[a-z]+)")
 _SIZE = re.compile(r"(?P<det>\b[Aa]n? )(?P<num>\d+(?:\.\d+)?)-(?P<unit>metre|meter|kilometre|kilometer|mile|foot|"
-                   r"inch|centimetre|tonne|ton|storey|seat|bed) (?P<noun>[a-z]+)")
+                   r"inch|centimetre|centimeter) (?P<noun>[a-z]+)(?=[,.;]|$| (?:and|with|for|of|that|which|in|on|at|to|from)\b)")
+"""A length as a noun's modifier ("a 2.4-metre mirror"): "what size" fits it; a weight or a count of seats would not,
+nor a compound noun ("a 12-kilometre tram line": "a tram of what size line")."""
 _VERSION = re.compile(r"(?<![\w-])(?P<name>[A-Z][\w-]*) (?P<num>\d+\.\d+(?:\.\d+)?)(?![\w.])")
 _DURATION = re.compile(r"\b(?:in )?(?P<ans>\d+ hours?(?: (?:and )?\d+ minutes?)?|\d+ minutes?(?: \d+ seconds?)?)\b")
 
