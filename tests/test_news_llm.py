@@ -25,6 +25,8 @@ from timelyqa.news.frames import ARTICLE_SCHEMA
 from timelyqa.news.llm import (FUNNEL, REASONS, CheckerReject, NewsLLMWriter, RelevanceReject, WriterReject,
                                llm_news_writer, pairs, write_questions, written)
 from timelyqa.news.questions import TemplateReject
+from timelyqa.news.source import SOURCE
+from timelyqa.quality import QualityReject
 from timelyqa.record import Split
 
 STABLE, YEAR = "Unlikely to change over time", "May change within one year"
@@ -170,7 +172,15 @@ def test_every_article_ends_as_its_script_calls_for(servers: tuple[ScriptedLLM, 
         "every reason of the news path is reached, save the other ways a reply fails (tested in test_llm_client)"
     assert {str(r) for r in TemplateReject} - every == {"no_maskable_span"}  # a template-only reason
     c = out.counts
-    assert [c[line] for line in FUNNEL] == [7, 6, 14, 12, 5, 2]  # no verdict from the model is not relevant
+    # no verdict from the model is not relevant; the gate sends back the pair that states its answer, the article
+    # check the one whose answer no article states, both before the checker model sees them
+    assert [c[line] for line in FUNNEL] == [7, 6, 14, 12, 7, 6, 5, 2]
+    gated = [d for d in out.rejected if d.reason is QualityReject.ANSWER_IN_QUESTION]
+    assert [d.item["url"].rsplit("/", 1)[-1] for d in gated] == ["senate-vote"]
+    assert SOURCE.reason_stage[str(gated[0].reason)] == "quality"
+    thai = next(r for r in out.records if r.answer == "Thailand")
+    assert thai.event_summary.startswith("___'s Senate passes") and thai.topic == "LGBTQ rights in ___", \
+        "the released summary and topic do not hand a reader the writer's answer"
     assert {d.reason.explanation for d in out.rejected}.isdisjoint({""})
 
 

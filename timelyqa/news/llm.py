@@ -7,8 +7,9 @@ and returns them with what it found added (`question`, `answer`, `temporal_stabi
 `detail`, `verification`):
 
 - `write`: the relevance check (Figure 5: irrelevant is `article_not_relevant`), then the QA writer (Figure 6: a
-  skip is `writer_skipped`); the answer must be stated in the article and not in the question, the question asked
-  once (the template generator's reasons).
+  skip is `writer_skipped`), the question asked once; then the question-quality gate (`timelyqa.news.gate.RULES`,
+  the template's too: the answer not in the question, nor the event's day, nor the released summary) and the
+  article check (the answer stated in the article), both before any checker model sees the pair.
 - `check`: the checker answers the question from the article alone (`independent_answerer`), the grader (Figure 8)
   compares that answer with the writer's (not A is `answers_disagree`), and the guideline check judges the pair
   (not compliant is `guideline_failed`).
@@ -33,7 +34,9 @@ from timelyqa.llm import prompts
 from timelyqa.llm.check import Models, models_from_env, normalize, sub_match
 from timelyqa.llm.client import LLM, Reply, ReplyFailure
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
-from timelyqa.news.questions import TemplateReject, Written, article_groups, news_record
+from timelyqa.news.gate import RULES, NewsQualityReject, gate_row
+from timelyqa.news.questions import ANSWERED, ArticleCheckReject, TemplateReject, Written, article_groups, news_record
+from timelyqa.quality import GATE_PASSED, Gate, QualityReject
 from timelyqa.reasons import Reason
 from timelyqa.site_tree.candidates import trim
 from timelyqa.record import Verification
@@ -46,7 +49,7 @@ LEVEL = "phrase"
 MIN_ARTICLE_CHARS = 200
 """Fewer characters of an article in a prompt and no model can tell what it reports."""
 FUNNEL = ("events_read", "events_with_articles", "articles_read", "articles_relevant", "questions_written",
-          "questions_verified")
+          GATE_PASSED, ANSWERED, "questions_verified")
 """The counts of the LLM path, in funnel order: `pairs` counts the events, `written` the rest."""
 
 RelevanceReject = Reason.derived(
@@ -63,7 +66,8 @@ CheckerReject = Reason.derived(
     {"ANSWERS_DISAGREE": ("answers_disagree", "the checker's own answer from the article is not graded A (correct) "
                                               "against the writer's answer (Figure 8)"),
      "GUIDELINE_FAILED": ("guideline_failed", "the checker model judged that the pair breaks a guideline of Figure 6")})
-REASONS: dict[str, Reason] = {str(r): r for family in (RelevanceReject, WriterReject, CheckerReject, TemplateReject)
+REASONS: dict[str, Reason] = {str(r): r for family in (RelevanceReject, WriterReject, CheckerReject, TemplateReject,
+                                                     QualityReject, NewsQualityReject, ArticleCheckReject)
                               for r in family}
 """Every reason a row of the LLM path can carry, by its value (rows hold plain strings)."""
 
@@ -122,6 +126,15 @@ class NewsLLMWriter:
         seen: set[str] = set()
         for row, reply in zip(asked, written, strict=True):
             self._pair(row, reply, seen)
+        gate = Gate(RULES)
+        for row in out:
+            if row["reason"] is not None:
+                continue
+            if not gate.keep(gate_row(row, row["question"], text(row["answer"]))):
+                _, reason, detail = gate.dropped[-1]
+                _drop(row, reason, detail)
+            elif not sub_match(row["text"] or "", row["answer"]):
+                _drop(row, ArticleCheckReject.ANSWER_NOT_IN_ARTICLE, f"{row['answer']!r} not in {row['url']}")
         return out
 
     def check(self, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -159,7 +172,7 @@ class NewsLLMWriter:
         return out
 
     def _pair(self, row: dict[str, Any], reply: Reply[Any], seen: set[str]) -> None:
-        """The writer's reply on `row`, or the first rule it fails: skipped, empty, no stability, then the answer."""
+        """The writer's reply on `row`, or the first rule it fails: skipped, empty, no stability, asked before."""
         if not reply.ok:
             _drop(row, WriterReject(f"writer_{reply.reason}"), reply.detail)
             return
@@ -172,10 +185,6 @@ class NewsLLMWriter:
             _drop(row, WriterReject.EMPTY_PAIR, f"question {question!r}, answer {answer!r}")
         elif value.temporal_stability == "N/A":
             _drop(row, WriterReject.NO_STABILITY, f"{question!r} -> {answer!r}")
-        elif sub_match(question, answer):
-            _drop(row, TemplateReject.ANSWER_IN_QUESTION, f"{answer!r} in {question!r}")
-        elif not sub_match(row["text"] or "", answer):
-            _drop(row, TemplateReject.ANSWER_NOT_IN_ARTICLE, f"{answer!r} not in {row['url']}")
         elif normalize(question) in seen:
             _drop(row, TemplateReject.DUPLICATE_QUESTION, question)
         else:
@@ -200,7 +209,10 @@ def written(rows: Sequence[Mapping[str, Any]], counts: Mapping[str, int] | None 
         reason = REASONS[row["reason"]] if row["reason"] is not None else None
         out.counts["articles_read"] += 1
         out.counts["articles_relevant"] += not isinstance(reason, RelevanceReject)
-        out.counts["questions_written"] += reason is None or isinstance(reason, CheckerReject)
+        out.counts["questions_written"] += reason is None or isinstance(reason, (
+            CheckerReject, QualityReject, NewsQualityReject, ArticleCheckReject))
+        out.counts[GATE_PASSED] += reason is None or isinstance(reason, (CheckerReject, ArticleCheckReject))
+        out.counts[ANSWERED] += reason is None or isinstance(reason, CheckerReject)
         if reason is None and row["verification"] is None:
             raise ValueError(f"the pair of {row['url']} was written but never checked: run `check` before `written`")
         if reason is not None:

@@ -9,7 +9,8 @@ that the CLI, the demo and the Prefect flow run the same steps, and a flow retri
 3. the crawl (`spiders/news.py`, in its own process: the caller runs it) -> `crawl/articles.parquet` and
    `crawl/dropped.parquet`; `take_articles` brings them in -> `articles.parquet`;
 4. `write_questions`: the template generator (offline), or the LLM writer's steps `llm_write` and `llm_check`;
-   `finish` writes questions, rejects and the manifest.
+   on both, every candidate passes the question-quality gate (`timelyqa.news.gate`, stage `quality`) before its
+   answer is looked for in the article; `finish` writes questions, rejects and the manifest.
 """
 
 from __future__ import annotations

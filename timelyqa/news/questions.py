@@ -1,33 +1,38 @@
 """Template questions from portal events (offline, deterministic), and the news record any generator builds.
 
-`news_template_v2` masks one named entity, number or date of an event's summary sentence into a question that names
-the event's day, and keeps it only when an article of the event states the masked answer (`sub_match`, normalised,
-on word boundaries). A span is worded in one of two forms:
+`news_template_v3` turns one named entity, number or date of an event's summary sentence into a wh-question that
+names the event's day, and keeps it only when it passes the gate (`timelyqa.news.gate.RULES`) and an article of the
+event states the answer (`sub_match`, normalised, on word boundaries). The question word follows the span's kind:
 
-- a wh-form where the span's place in the sentence allows one: a country ("which country", "which country's"), a
-  person after a title ("which former President of South Korea"), a count ("at least how many people"), a sum of
-  money ("how much money"), a percentage, a date after "on" ("on what date"), a year or month after "in"/"since";
-  "On 5 January 2026: Which country's Senate passes a marriage equality bill?" (the portal's sentence, in its
-  present tense and its capitals, after a colon: no guess at which first words are proper nouns)
-- otherwise a fill-in-the-blank form: 'In the news of 5 January 2026, "A magnitude ___ earthquake strikes Tingri
-  County." What number fills the blank?'
+- from the sentence itself (tier 0): a country ("which country", "which country's"), a person after a title ("which
+  former President of South Korea"), a count ("at least how many people"), a sum of money ("how much money"), a
+  percentage, a date after "on" ("on what date"), a year or month after "in"/"since"/"for";
+- inferred (tier 1, `timelyqa.news.wh`): a name by its class, as its last word, a role noun before it or an article
+  says it ("at which festival", "sign which striker", "which film"), a person by who, whom or whose, a place after
+  "near" or "in" by "which place"; a measured number by its measure ("an earthquake of what magnitude", "a mirror of
+  what size, in metres", "which version of Tallyframe").
+
+"On 3 June 2026: A magnitude 5.8 earthquake strikes near which place, damaging the harbour's north pier?" (the
+portal's sentence, in its present tense and its capitals, after a colon: no guess at which first words are proper
+nouns; a clause after a semicolon that holds no span is left out). A span no question word fits is not asked: v2
+wrote a cloze for it ('In the news of 3 June 2026, "... strikes near ___ ..." What name fills the blank?'), which is
+no question.
 
 The span sets the answer's type (`timelyqa.answers`): a name is an entity; a date a date (a day without its year,
 "March 5", is text); a count ("3,400 residents") or a bare number a number, with its scale word ("1.2 billion");
 a percentage a quantity in percent; a sum of money, by its sign or its currency noun ("€18 million", "18 million
 euros"), a quantity in that currency, asked "how much money" with the unit and scale at the end: "... for a
-club-record fee of how much money, in millions of euros?" (v1 asked "for how many million euros?" and kept "18
-million" as the answer, so "18" and "€18 million" were graded wrong).
+club-record fee of how much money, in millions of euros?"; a version or a duration text.
 
-Each event's spans are tried wh-forms first, then blanks, each group in a seeded stable order; the first span that
-passes every rule is the event's question, the ones tried before it are dropped with their reason.
+Every candidate of an event passes the duplicate check and the gate; the ones that pass are tried tier 0 first, each
+tier in a seeded stable order, and the first whose answer an article states is the event's question.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timezone
 from typing import Any, NamedTuple
@@ -38,19 +43,26 @@ from timelyqa.answers import NotTyped, Typed, date as date_answer, entity, numbe
 from timelyqa.errors import SourceContractError
 from timelyqa.llm.check import normalize, sub_match
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
+from timelyqa.news.gate import RULES, gate_row, masked_context
+from timelyqa.news.wh import measure_spans, name_wh
 from timelyqa.news.record import STABILITY, NewsRecord
+from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.reasons import Reason
 from timelyqa.record import Evidence, Split, Verification, record_id
 from timelyqa.site_tree.tree import seeded_key
 from timelyqa.stages import Dropped
 
-GENERATOR = "news_template_v2"
-"""v2: typed answers (the span's kind), money asked "how much money, in <scale>s of <currency>"."""
+GENERATOR = "news_template_v3"
+"""v3: no cloze (a span no question word fits is not asked), names asked by their class or as persons, measures by
+their measure, a clause after a semicolon left out; the answer masked in the released summary and topic. (v2: typed
+answers, money asked "how much money, in <scale>s of <currency>".)"""
 STABLE = STABILITY[0]
 """'Unlikely to change over time': the template's answers are facts of a past day."""
-FUNNEL = ("events_read", "events_with_articles", "candidates", "candidates_tried", "candidates_not_tried",
-          "questions_written")
-"""The counts `template_questions` returns, in funnel order."""
+FUNNEL = ("events_read", "events_with_articles", "candidates")
+"""The counts of the template's own stage, before the gate."""
+CHECKED = ("candidates_tried", "candidates_not_tried", ANSWERED := "answers_in_article")
+"""The counts of the article check after the gate: the gated candidates tried against the articles, the ones left
+untried once an event has its question, and the questions whose answer an article states."""
 
 MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 COUNTRIES = (
@@ -103,11 +115,15 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
 class TemplateReject(Reason):
     NO_ARTICLE = "no_article", "the event has no kept article, so no answer can be checked"
     NO_MASKABLE_SPAN = ("no_maskable_span",
-                        "the event's summary names no entity, number or date a template can ask about")
+                        "the event's summary names no entity, number or date a question word fits")
+    DUPLICATE_QUESTION = "duplicate_question", "an earlier event already gave the same question"
+
+
+class ArticleCheckReject(Reason):
+    """The check after the gate, on both paths: the answer is stated in an article of the event."""
+
     ANSWER_NOT_IN_ARTICLE = ("answer_not_in_article",
                              "the answer is not stated in the article text (normalised, on word boundaries)")
-    ANSWER_IN_QUESTION = "answer_in_question", "the question contains its answer (or the event's day gives it away)"
-    DUPLICATE_QUESTION = "duplicate_question", "an earlier event already gave the same question"
 
 
 class Written(NamedTuple):
@@ -124,8 +140,9 @@ class Masked:
     """The span as the sentence writes it ("18 million"): what an article must state."""
     level: str
     question: str
-    wh: bool
-    """True for a wh-question, False for the fill-in-the-blank form."""
+    tier: int
+    """0 when the sentence gives the question word (a title, a country, a count's noun, a currency), 1 when it is
+    inferred (a name's class, a measure): an event's tier-0 questions are tried first."""
     typed: Typed | None = None
     """The answer as the record carries it, typed by the span's kind ("18 million euros", quantity EUR, scale 6);
     None for text built from `answer`."""
@@ -139,60 +156,68 @@ def day_words(day: date) -> str:
     return f"{day.day} {day:%B %Y}"
 
 
-def masks(summary: str, day: date) -> list[Masked]:
-    """Every question one span of `summary` gives (each sentence on its own): per sentence its wh-questions, then its
-    blanks, each in the order of the sentence; a question two spans give is listed once."""
+def masks(summary: str, day: date, texts: Sequence[str] = ()) -> list[Masked]:
+    """Every question one span of `summary` gives (each sentence, and each clause of it after a semicolon, on its
+    own), in the order of the sentence; a question two spans give is listed once. `texts` are the event's articles,
+    which say what kind of thing a name is (`timelyqa.news.wh`); a span no question word fits is not asked."""
     out: dict[str, Masked] = {}
     for sentence in _SENTENCE.split(" ".join(summary.split())):
-        sentence = sentence.strip().rstrip(".!?;:").strip()
-        taken: list[tuple[int, int]] = []
-        for start, end, answer, level, wh, typed in _spans(sentence):
-            if any(start < e and s < end for s, e in taken) and wh is None and level == "entity":
-                continue  # a capitalised run that a country or a titled person already covers
-            taken.append((start, end))
-            # a wh-question says the unit or scale a money answer has ("how much money, in millions of euros");
-            # "what percentage" and "how many million people" say theirs, and a blank leaves the sentence's own
-            unit = unit_phrase(typed.value) if wh == "how much money" else ""
-            question = (_wh(sentence, start, end, wh, day, unit) if wh
-                        else _blank(sentence, start, end, level, day))
-            out.setdefault(question, Masked(answer, level, question, wh is not None, typed))
+        for clause in sentence.split("; "):
+            clause = clause.strip().rstrip(".!?;:").strip()
+            for start, end, answer, level, wh, typed, tier in _spans(clause, texts):
+                # a wh-question says the unit or scale a money or measured answer has ("how much money, in millions
+                # of euros", "of what size, in metres"); "what percentage" and "how many million people" say theirs
+                unit = unit_phrase(typed.value) if wh == "how much money" or typed.type == "quantity" and \
+                    "what size" in wh else ""
+                question = _wh(clause, start, end, wh, day, unit)
+                out.setdefault(question, Masked(answer, level, question, tier, typed))
     return list(out.values())
 
 
-Span = tuple[int, int, str, str, str | None, Typed]
+Span = tuple[int, int, str, str, str, Typed, int]
+"""(start, end, answer, level, wh-phrase, typed answer, tier): the wh-phrase replaces s[start:end]; tier 0 when the
+sentence itself gives the question word (a title, a country, a count's noun, a currency), 1 when it is inferred."""
 
 
-def _spans(s: str) -> list[Span]:
-    """(start, end, answer, level, wh-phrase or None, typed answer) of every maskable span, wh-able ones first."""
+def _spans(s: str, texts: Sequence[str] = ()) -> list[Span]:
+    """Every span of `s` a question word fits, in the order of the sentence."""
     spans: list[Span] = []
     for m in _RE_TITLED.finditer(s):
         title = m["title"][0].lower() + m["title"][1:] if m["title"].split()[0] in {"Former", "Acting",
                                                                                     "Incumbent"} else m["title"]
-        spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}", entity(m["ans"])))
+        spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}", entity(m["ans"]), 0))
     for m in _RE_COUNTRY.finditer(s):
         before = s[: m.start()].split()
         if _capital_neighbour(s, None if m["pos"] else m.end(), before):
             continue
-        # "Tingri County, Tibet, China": "Tibet, which country" reads badly, a blank does not
-        listed = bool(before) and before[-1].endswith(",") and before[-1][:1].isupper()
-        wh = None if listed else "which country" + ("'s" if m["pos"] else "")
-        spans.append((m.start(), m.end() if wh else m.end("ans"), m["ans"], "entity", wh, entity(m["ans"])))
+        if bool(before) and before[-1].endswith(",") and before[-1][:1].isupper():
+            continue  # "Tingri County, Tibet, China": "Tibet, which country" reads badly
+        spans.append((m.start(), m.end(), m["ans"], "entity", "which country" + ("'s" if m["pos"] else ""),
+                      entity(m["ans"]), 0))
     dates = []
     for m in _RE_DATE.finditer(s):
         dates.append((m.start(), m.end()))
         lead = s[: m.start()].split()[-1:]
         wh = ("what month" if lead in (["in"], ["since"]) else None) if m["month"] else (
             "what date" if lead == ["on"] else None)
-        spans.append((m.start(), m.end(), m["ans"], "date", wh, _date(m["ans"])))
+        if wh:
+            spans.append((m.start(), m.end(), m["ans"], "date", wh, _date(m["ans"]), 0))
     for m in _RE_YEAR.finditer(s):
-        if not any(a <= m.start() < b for a, b in dates):
-            lead = s[: m.start()].split()[-1:]
-            spans.append((m.start(), m.end(), m["ans"], "date",
-                          "what year" if lead in (["in"], ["since"], ["until"], ["by"]) else None, _date(m["ans"])))
+        lead = s[: m.start()].split()[-1:]
+        if not any(a <= m.start() < b for a, b in dates) and lead in (["in"], ["since"], ["until"], ["by"], ["for"]):
+            # "for 2027" is most often a year something is for (a budget's), less surely a time than "in 2027"
+            spans.append((m.start(), m.end(), m["ans"], "date", "what year", _date(m["ans"]), int(lead == ["for"])))
+    measured = []
+    for start, end, answer, kind, wh, unit in measure_spans(s):
+        measured.append((start, end))
+        typed = (_or_text(quantity, f"{answer} {unit}s") if kind == "quantity" else
+                 _or_text(number, answer) if kind == "number" else text(answer))
+        spans.append((start, end, answer, "number", wh, typed, 1))
     for m in _RE_NUMBER.finditer(s):
-        if any(a <= m.start("num") < b for a, b in dates) or _RE_YEAR.fullmatch(m["num"] or ""):
+        if any(a <= m.start("num") < b for a, b in dates + measured) or _RE_YEAR.fullmatch(m["num"] or ""):
             continue
-        spans.append(_number(s, m))
+        if (span := _number(s, m)) is not None:
+            spans.append(span)
     for m in _RE_NAME.finditer(s):
         start, words = m.start(), m.group().split()
         if start == 0 and words[0].lower() in _OPENERS:
@@ -201,10 +226,13 @@ def _spans(s: str) -> list[Span]:
             continue  # "Voters ..." or "Hamas ...": a sentence's capitalised first word may be no name at all
         while words and words[0] in _NOT_NAMES:
             start, words = start + len(words[0]) + 1, words[1:]
+        name = s[start:m.end()].rstrip(".'’")
+        if any(a < start + len(name) and start < b for a, b, *_ in spans):
+            continue  # a capitalised run that a country, a titled person or a version already covers
         if words and not all(w in _NOT_NAMES or w.lower() in {"of", "the", "and", "de", "for"} for w in words):
-            name = s[start:m.end()].rstrip(".'’")
-            spans.append((start, m.end(), name, "entity", None, entity(name)))
-    return sorted(spans, key=lambda sp: (sp[4] is None, sp[0]))
+            if (asked := name_wh(s, start, start + len(name), name, texts)) is not None:
+                spans.append((asked[0], asked[1], name, "entity", asked[2], entity(name), 1))
+    return sorted(spans, key=lambda sp: sp[0])
 
 
 def _or_text(build: Callable[[str], Typed], span: str) -> Typed:
@@ -221,7 +249,7 @@ def _date(span: str) -> Typed:
     return _or_text(date_answer, span)
 
 
-def _number(s: str, m: re.Match[str]) -> Span:
+def _number(s: str, m: re.Match[str]) -> Span | None:
     """A count, a sum of money or a percentage asked by its wh-phrase; any other number by a blank. A sum by its
     sign ("€18 million") or its currency noun ("18 million euros") is a quantity in that currency, a percentage
     one in percent, a count or any other number a number (with its scale word)."""
@@ -229,16 +257,17 @@ def _number(s: str, m: re.Match[str]) -> Span:
     noun, lead = m["noun"], s[: m.start()].split()[-1:]
     number_end = m.end("scale") if m["scale"] else m.end("num")
     if m["cur"]:
-        return m.start(), number_end, answer, "number", "how much money", _or_text(quantity, answer)
+        return m.start(), number_end, answer, "number", "how much money", _or_text(quantity, answer), 0
     if m["pct"]:
-        return m.start(), m.end("pct"), answer + "%", "number", "what percentage", _or_text(quantity, answer + "%")
+        return (m.start(), m.end("pct"), answer + "%", "number", "what percentage",
+                _or_text(quantity, answer + "%"), 0)
     if noun in _MONEY_NOUNS and lead != ["the"]:
         money = _or_text(quantity, f"{answer} {noun}")
-        return m.start(), m.end("noun"), answer, "number", "how much money", money
+        return m.start(), m.end("noun"), answer, "number", "how much money", money, 0
     if noun and lead != ["the"] and (noun.endswith("s") or noun in _COUNT_NOUNS) and not noun.endswith("ss"):
         wh = f"how many{m['scale'] or ''} {noun}"
-        return m.start(), m.end("noun"), answer, "number", wh, _or_text(number, answer)
-    return m.start(), number_end, answer, "number", None, _or_text(number, answer)
+        return m.start(), m.end("noun"), answer, "number", wh, _or_text(number, answer), 0
+    return None
 
 
 def _capital_neighbour(s: str, end: int | None, before: list[str]) -> bool:
@@ -254,25 +283,6 @@ def _capital_neighbour(s: str, end: int | None, before: list[str]) -> bool:
 def _wh(s: str, start: int, end: int, wh: str, day: date, unit: str = "") -> str:
     body = f"{s[:start]}{wh}{s[end:]}" + (f", {unit}" if unit else "")
     return f"On {day_words(day)}: {body[:1].upper()}{body[1:]}?"
-
-
-def _blank(s: str, start: int, end: int, level: str, day: date) -> str:
-    thing = {"entity": "name", "number": "number", "date": "date"}[level]
-    if level == "date" and re.fullmatch(r"\d{4}", s[start:end]):
-        thing = "year"
-    return f'In the news of {day_words(day)}, "{s[:start]}___{s[end:]}." What {thing} fills the blank?'
-
-
-def mask_reject(m: Masked, day: date, seen: set[str]) -> TemplateReject | None:
-    """The first rule the question fails, or None: its answer is not in it (nor is its day), it is asked once."""
-    if sub_match(m.question, m.answer) or (m.level == "date" and _same_day(m.answer, day)):
-        return TemplateReject.ANSWER_IN_QUESTION
-    return TemplateReject.DUPLICATE_QUESTION if normalize(m.question) in seen else None
-
-
-def _same_day(answer: str, day: date) -> bool:
-    words = set(normalize(answer).split())
-    return {str(day.day), day.strftime("%B").lower()} <= words
 
 
 def template_questions(events: pl.DataFrame, articles: pl.DataFrame, *, seed: int = 0) -> Written:
@@ -304,23 +314,35 @@ def article_groups(articles: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen: set[str], *, seed: int) -> None:
+    """The event's candidates through the duplicate check and the gate, then tried in order (tier, then seeded)
+    against its articles: the first whose answer an article states is the event's question."""
     day: date = event["date"]
-    found = masks(event["summary"], day)
+    found = masks(event["summary"], day, [a["text"] for a in kept if a["text"]])
     out.counts["candidates"] += len(found)
     if not found:
         out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_MASKABLE_SPAN,
                                     f"{event['event_id']}: {event['summary']}"))
         return
-    order = sorted(found, key=lambda m: (not m.wh, seeded_key(seed, event["event_id"], m.question)))
+    gate = Gate(RULES)
+    gated = []
+    for m in found:
+        item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
+        if normalize(m.question) in seen:
+            out.rejected.append(Dropped(item, TemplateReject.DUPLICATE_QUESTION, f"asked before: {m.question}"))
+        elif gate.keep(gate_row(event, m.question, m.answer_fields())):
+            gated.append(m)
+        else:
+            _, reason, detail = gate.dropped[-1]
+            out.rejected.append(Dropped(item, reason, detail))
+    out.counts[GATE_PASSED] += gate.passed
+    order = sorted(gated, key=lambda m: (m.tier, seeded_key(seed, event["event_id"], m.question)))
     for tried, m in enumerate(order, 1):
         out.counts["candidates_tried"] += 1
         stating = [a for a in kept if a["text"] and sub_match(a["text"], m.answer)]
-        reason = mask_reject(m, day, seen) or (None if stating else TemplateReject.ANSWER_NOT_IN_ARTICLE)
-        if reason is not None:
+        if not stating:
             item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
-            where = (f"in none of the {len(kept)} article(s)" if reason is TemplateReject.ANSWER_NOT_IN_ARTICLE
-                     else "asked")
-            out.rejected.append(Dropped(item, reason, f"{m.answer!r} {where}: {m.question}"))
+            out.rejected.append(Dropped(item, ArticleCheckReject.ANSWER_NOT_IN_ARTICLE,
+                                        f"{m.answer!r} in none of the {len(kept)} article(s): {m.question}"))
             continue
         seen.add(normalize(m.question))
         out.counts["candidates_not_tried"] += len(order) - tried
@@ -330,7 +352,7 @@ def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen
         out.records.append(news_record(event, article, question=m.question, answer=m.answer_fields(),
                                        level=m.level, generator=GENERATOR, verification=verification,
                                        stability=STABLE))
-        out.counts["questions_written"] += 1
+        out.counts[ANSWERED] += 1
         return
 
 
@@ -356,6 +378,6 @@ def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, questio
         id=record_id("news", event["event_id"], question, answer.answer), question=question, **answer.fields(),
         source="news", level=level, event_date=event["date"], as_of=as_of,
         split=None if stability == STABLE else Split.LONGITUDINAL, evidence=[evidence], verification=verification,
-        generator=generator, event_id=event["event_id"], event_summary=event["summary"],
-        category=event["category"], topic=event.get("topic"), article_url=article["url"],
+        generator=generator, event_id=event["event_id"], **masked_context(event, answer),
+        category=event["category"], article_url=article["url"],
         outlet=article["outlet"], published=article.get("published"), temporal_stability=stability)

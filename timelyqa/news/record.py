@@ -21,8 +21,15 @@ class NewsRecord(QARecord):
 
     event_id: str
     event_summary: str
+    """The portal's summary of the event with the answer masked (`___`). A benchmark user needs to know which event
+    a question is about (to read it, to group or audit rows by event) but must be able to show a model the row
+    without showing it the answer: the template asks about a span of this very summary, and a writer model's answer
+    is often in it, so released whole it would hand the answer over. The unmasked text is the event's, kept in the
+    run's events.parquet and on the portal's day page."""
     category: str
     topic: str | None
+    """The portal's topic line above the event, masked like `event_summary` (a topic may be the answer: "Port Alder
+    Film Festival")."""
     article_url: str
     """The article the answer is stated in (also the first `evidence` entry, with its title, time and sha256)."""
     outlet: str

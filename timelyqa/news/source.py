@@ -8,12 +8,14 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.manifest import Manifest
-from timelyqa.news import llm, questions
+from timelyqa.news import questions
 from timelyqa.news.articles import ArticleReject
+from timelyqa.news.gate import NewsQualityReject
 from timelyqa.news.llm import CheckerReject, RelevanceReject, WriterReject
 from timelyqa.news.portal import PortalReject
-from timelyqa.news.questions import TemplateReject
+from timelyqa.news.questions import ArticleCheckReject, TemplateReject
 from timelyqa.news.record import NewsRecord
+from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
 from timelyqa.wikipedia.dump import ReadReject
 
@@ -32,6 +34,11 @@ SECTION = (
     "entry names the article with its title, fetch time and sha256, and `revision` the archived copy when one was "
     "fetched). Only articles dated from 3 days before to 11 days after their event are used. The rows carry "
     "questions, answers and URLs, never the articles' text: the articles belong to their outlets.", "",
+    "`event_summary` and `topic` say which event a question is about, with the answer masked (`___`): the template "
+    "asks about a span of that very summary, so unmasked it would hand the answer to a model shown the row. The "
+    "article and `evidence` columns are the answer's source, for a grader or a reviewer, not for the model asked. "
+    "Every question passed the quality gate before its answer was checked against the article; the gate's drops "
+    "are counted under the stage `quality`.", "",
     "Splits go by event date, and an event's questions never cross splits. A refresh moves the previous release's "
     "validation and test rows into train. `longitudinal` holds pairs the writer judged may change over time "
     "(`temporal_stability`); `human_verified` holds test pairs a person accepted as they are (accept or reject, "
@@ -59,10 +66,13 @@ SOURCE = SourceSpec(
         Stage("events", ("day_pages", "events"), (PortalReject, ReadReject)),
         Stage("articles", ("links_cited", "links_allowed", "articles_fetched", "articles_kept"), (ArticleReject,)),
         Stage("questions", questions.FUNNEL, (TemplateReject,)),
-        # The LLM writer (`--generator llm`): relevance and the writer on the writer model, then the checks on the
-        # checker model. Its rule checks share the template's reasons where they mean the same.
-        Stage("write", tuple(line for line in llm.FUNNEL if line not in questions.FUNNEL and line != "questions_verified"),
-              (RelevanceReject, WriterReject)),
+        # The LLM writer (`--generator llm`): relevance and the writer on the writer model. Its rule checks share the
+        # template's reasons where they mean the same.
+        Stage("write", ("articles_read", "articles_relevant", "questions_written"), (RelevanceReject, WriterReject)),
+        # Both paths: the question-quality gate on the question as released, then the checks that verify it (the
+        # answer stated in an article; for the LLM path, the checker model too).
+        Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject, NewsQualityReject)),
+        Stage("article_check", questions.CHECKED, (ArticleCheckReject,)),
         Stage("check", ("questions_verified",), (CheckerReject,)),
     ),
     deployment=Deployment("news-daily", "flows.news:news_flow", "0 6 * * *"),
