@@ -268,6 +268,35 @@ def test_every_demo_training_row_grades_its_gold_in_every_other_form_and_a_wrong
     assert {"entity", "number", "quantity", "date", "list"} <= set(graded), graded
 
 
+def test_the_readmes_demo_questions_are_in_the_demo_release(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    """The README shows questions of each source "as they are": each one, with its answer and type, is a row of the
+    release `make demo` writes, so the README changes when the questions do."""
+    release = demo[0]
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Questions from the demo, as they are", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    shown: dict[str, list[tuple[str, str, str]]] = {}
+    source = ""
+    for line in section.splitlines():
+        if line.startswith("**") and line.endswith("**"):
+            source = line.strip("*")
+        elif line.startswith("- "):
+            question, _, rest = line[2:].rpartition(" → ")
+            answer, _, kind = rest.rpartition(" (")
+            shown.setdefault(source, []).append((question, answer, kind.rstrip(")")))
+    assert set(shown) == {"wikidata", "wikipedia", "site_tree", "news", "official_site"}
+    for source, rows in shown.items():
+        frame = pl.concat([pl.read_parquet(p) for p in sorted((release / source).glob("*.parquet"))],
+                          how="diagonal_relaxed")
+        released = {(q.removeprefix("On the Lakeside Institute of Data Science website, "),
+                     a or "(live: resolved when asked)", t)
+                    for q, a, t in frame.select("question", "answer", "answer_type").iter_rows()}
+        missing = [row for row in rows if row not in released]
+        assert not missing, (source, missing)
+        # Ten of each, or all when a source has fewer; the official sites by recipe (one row each, of every clock).
+        whole = frame.select("recipe_id", "kind").n_unique() if source == "official_site" else frame.height
+        assert len(rows) == min(10, whole), source
+
+
 def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.CompletedProcess[str]],
                                              tmp_path: Path) -> None:
     proc = timelyqa("export", "verl", demo[0], "--out", tmp_path / "x", "--config", "bulletin")
