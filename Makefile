@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs demo serve test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -54,7 +54,12 @@ browser: setup
 	$(VENV)/bin/python -c "from spiders.render import browser_path; raise SystemExit(browser_path() is None)" \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 
-test: setup-test model browser
+# A real documentation site for the site-tree tests (Debian's python3.11-doc, served on 127.0.0.1), once per machine.
+pydocs:
+	test -f /usr/share/doc/python3.11/html/index.html \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-doc)
+
+test: setup-test model browser pydocs
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
