@@ -117,5 +117,13 @@ def _date(form: str, with_preposition: bool) -> str:
     return f"{prep} {text}" if with_preposition else text
 
 
+_CONSONANT_SOUND = ("uni", "use", "usu", "uti", "eu", "one", "once")
+_VOWEL_SOUND = ("hour", "honest", "honor", "honour", "heir")
+
+
 def article(noun: str) -> str:
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """The noun with "a" or "an" by its first sound as spelling shows it: "an association football player", "a
+    university", "an hour"."""
+    low = noun.lower()
+    vowel = (low[:1] in "aeiou" and not low.startswith(_CONSONANT_SOUND)) or low.startswith(_VOWEL_SOUND)
+    return f"{'an' if vowel else 'a'} {noun}"

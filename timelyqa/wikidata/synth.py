@@ -1,11 +1,11 @@
 """Questions at three levels from delta triples, each level a versioned generator (LiveSearchBench, section 4).
 
-- L1 (`wikidata_l1_v3`): the delta triple itself, asked forwards when its object is the only value of
+- L1 (`wikidata_l1_v4`): the delta triple itself, asked forwards when its object is the only value of
   the property on the subject in T1, else backwards when the subject is the only one with that value.
   Asked forwards for a quantity with a unit, the question names the unit ("How tall is X, in metres?").
-- L2 (`wikidata_l2_v2`): the subject is the answer; starting from the delta triple, the constraint
+- L2 (`wikidata_l2_v3`): the subject is the answer; starting from the delta triple, the constraint
   that shrinks the candidates most is added, one at a time, until only the subject is left.
-- L3 (`wikidata_l3_v2`): an L2 question with one entity constraint fuzzed into a hop through another
+- L3 (`wikidata_l3_v3`): an L2 question with one entity constraint fuzzed into a hop through another
   entity ("has played for an association football club that is in Saudi Arabia"), still unique. A hop never
   names again what the question names: a hop equal to another constraint replaces it ("Which event is located at
   a city that is in Brazil?", where v1 asked "Which event is in Brazil and is located at a city that is in
@@ -18,6 +18,13 @@ asked "How tall is X?" for "1.86 metre".
 What changed in L1 v3, L2 v2 and L3 v2: a clause says a quantity's unit in words ("Who is 1.85 metres tall?", not
 "1.85 metre"), one property's objects share one clause ("has played for Riyadh Falcons FC and an association
 football club that is in Portugal", not "... and has played for an ..."), and L3's hops name nothing twice.
+
+What changed in L1 v4, L2 v3 and L3 v3 (issue 21): the question word follows what the answer is, from its class
+(P31) in the graph: "Who" for a human, "Which <class>" for an item of one class ("Which association football club
+won Atlantic Cup 2026?", where v3 asked "Who won ...?"; "Which organization employs X?", not "Who is the employer of
+X?"), else the property's own noun ("Which award has X received?"), "What" only when no class is known. A human
+among several classes is still "Who" (v2 said "What"). A clause says a lower-case class or role with its article
+("works as an association football player", "plays as a goalkeeper").
 """
 
 from __future__ import annotations
@@ -34,10 +41,10 @@ from timelyqa.wikidata.filters import property_drop
 from timelyqa.wikidata.graph import Edge, Graph
 from timelyqa.wikidata.query import ANSWER, Const, Pattern, Query, Var
 from timelyqa.wikidata.render import HUMAN, Unrenderable, answer, article, phrase, render
-from timelyqa.wikidata.templates import template
+from timelyqa.wikidata.templates import ask, template
 from timelyqa.wikidata.values import Kind
 
-GENERATORS = {"L1": "wikidata_l1_v3", "L2": "wikidata_l2_v2", "L3": "wikidata_l3_v2"}
+GENERATORS = {"L1": "wikidata_l1_v4", "L2": "wikidata_l2_v3", "L3": "wikidata_l3_v3"}
 X = Var(ANSWER)
 
 
@@ -107,7 +114,8 @@ class Synthesizer:
 
     def run(self, anchors: list[Anchor]) -> tuple[list[Candidate], list[Missed]]:
         g = self.g
-        g.fetch_out({a.s for a in anchors})
+        # The objects too: an L1 answer's class (P31) gives its question word.
+        g.fetch_out({a.s for a in anchors} | {a.o for a in anchors if a.kind is Kind.ENTITY})
         g.fetch_subjects(self._keys(a.s for a in anchors) | {(a.p, a.o) for a in anchors})
         out: list[Candidate] = []
         missed: list[Missed] = []
@@ -133,7 +141,11 @@ class Synthesizer:
         if len(values) == 1:
             q = Query((Pattern(Const(Kind.ENTITY, a.s), a.p, X),))
             typed = self._answer(a.kind, a.o)
-            text = in_unit(template(a.p, self.g.labels[a.p]).ask.format(s=self.g.labels[a.s]), typed)
+            t = template(a.p, self.g.labels[a.p])
+            wh = self._wh(a.o, t.noun) if a.kind is Kind.ENTITY else "What"
+            if wh.startswith("Which ") and _says_noun(ask(t, self.g.labels[a.s], "What"), wh.removeprefix("Which ")):
+                wh = "What"  # "What is the capital of X?", not "Which capital is the capital of X?"
+            text = in_unit(ask(t, self.g.labels[a.s], wh), typed)
             return Candidate("L1", a, q, a.kind, a.o, typed, text)
         if self.g.subjects(a.p, a.o) == {a.s}:
             c = Constraint(a.p, a.o, a.kind)
@@ -233,8 +245,7 @@ class Synthesizer:
 
     def _names(self, kind: Kind, form: str, entity: str) -> bool:
         """Whether the value, as a clause says it, holds the entity's label (word for word, as the gate reads it)."""
-        label = normalize(self.g.labels.get(entity, ""))
-        return bool(label) and f" {label} " in f" {normalize(phrase(kind, form, self.g.labels))} "
+        return self._says(phrase(kind, form, self.g.labels), entity)
 
     def _keys(self, subjects: Iterable[str]) -> set[tuple[str, str]]:
         return {(p, o) for s in subjects for p, o, _ in self.g.out(s)}
@@ -264,15 +275,30 @@ class Synthesizer:
             patterns += [Pattern(X, c.p, y), Pattern(y, c.hop[0], Const(c.hop[2], c.hop[1]))]
         return Query(tuple(patterns))
 
-    def _wh(self, entity: str) -> str:
-        noun = self._type_noun(entity)
-        if noun == HUMAN:
+    def _wh(self, entity: str, noun: str | None = None) -> str:
+        """The question word for an answer, from what the graph knows of it: "Who" for a human (Q5 among its
+        classes), "Which <class>" for an item of one labelled class, else "Which <noun>" with the property's own
+        noun, else "What". A class whose label holds the answer's falls back, lest the question say its answer."""
+        classes = self._classes(entity)
+        if HUMAN in classes:
             return "Who"
-        return f"Which {self.g.labels[noun]}" if noun else "What"
+        cls = self._type_noun(entity)
+        if cls is not None and not self._says(self.g.labels[cls], entity):
+            return f"Which {self.g.labels[cls]}"
+        if noun is not None and not self._says(noun, entity):
+            return f"Which {noun}"
+        return "What"
+
+    def _classes(self, entity: str) -> list[str]:
+        return [o for p, o, _ in self.g.out(entity) if p == "P31"]
 
     def _type_noun(self, entity: str) -> str | None:
-        types = [o for p, o, _ in self.g.out(entity) if p == "P31"]
+        types = self._classes(entity)
         return types[0] if len(types) == 1 and (types[0] in self.g.labels) else None
+
+    def _says(self, text: str, entity: str) -> bool:
+        label = normalize(self.g.labels.get(entity, ""))
+        return bool(label) and f" {label} " in f" {normalize(text)} "
 
     def _clauses(self, constraints: list[Constraint]) -> str:
         by_prop: dict[str, list[Constraint]] = {}
@@ -284,17 +310,25 @@ class Synthesizer:
     def _clause(self, group: list[Constraint]) -> str:
         """One property's objects in one clause, a hop last: "has played for Riyadh Falcons FC and an association
         football club that is in Portugal" (v1 said "has played for" twice)."""
-        values = [phrase(d.kind, d.o, self.g.labels) for d in group if d.hop is None]
+        t = template(group[0].p, self.g.labels[group[0].p])
+        values = [self._value(d.kind, d.o, t.article) for d in group if d.hop is None]
         values += [self._hop_phrase(d.o, d.hop) for d in group if d.hop is not None]
         joined = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} and {values[-1]}"
-        return template(group[0].p, self.g.labels[group[0].p]).clause.format(o=joined)
+        return t.clause.format(o=joined)
+
+    def _value(self, kind: Kind, form: str, with_article: bool) -> str:
+        """A value as a clause says it; a lower-case item label (a class, a role) with its article where the
+        property wants one ("works as an association football player"), a name as it is ("works as Chief Scout")."""
+        text = phrase(kind, form, self.g.labels)
+        return article(text) if with_article and kind is Kind.ENTITY and text[:1].islower() else text
 
     def _hop_phrase(self, through: str, hop: Edge) -> str:
         """The entity a hop passes through, described: "an association football club that is in Portugal"."""
         hop_p, hop_o, hop_kind = hop
         noun = self._type_noun(through)
         what = article(self.g.labels[noun]) if noun and noun != HUMAN else ("a person" if noun else "an entity")
-        inner = template(hop_p, self.g.labels[hop_p]).clause.format(o=phrase(hop_kind, hop_o, self.g.labels))
+        t = template(hop_p, self.g.labels[hop_p])
+        inner = t.clause.format(o=self._value(hop_kind, hop_o, t.article))
         return f"{what} that {inner}"
 
 
@@ -302,6 +336,10 @@ def in_unit(question: str, typed: Typed) -> str:
     """The question saying the unit its answer is in, so that a bare number is right: "How tall is X, in metres?"."""
     phrase = unit_phrase(typed.value)
     return f"{question.removesuffix('?')}, {phrase}?" if phrase else question
+
+
+def _says_noun(question: str, noun: str) -> bool:
+    return f" {normalize(noun)} " in f" {normalize(question)} "
 
 
 def out_or_miss(result: Candidate | Missed, out: list[Candidate], missed: list[Missed]) -> None:
