@@ -25,6 +25,7 @@ import polars as pl
 import pytest
 
 from tests.truthy import Snapshot, read_entities
+from tests.test_wikidata_gate import question_word_problem
 from tests.worldgen import entity, item_value, make_world, quantity_value, statement, write_dump
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject, judge
@@ -340,6 +341,16 @@ def test_a_quantity_in_a_clause_says_its_unit_in_words(runs: list[Run]) -> None:
 
 # The quality gate ------------------------------------------------------------------------------------
 
+def test_every_question_word_follows_its_answers_class(runs: list[Run]) -> None:
+    """Who for a human, which <class> for an item of one class, when for a date: the classes read from the raw T1."""
+    found = problems(runs, lambda r, q: question_word_problem(q, r.t1))
+    assert not found, show(found)
+    rows = [q for r in runs for q in r.rows()]
+    assert sum(q["question"].startswith("Which association football club ") for q in rows) >= 10
+    assert sum(q["question"].startswith("Who ") for q in rows) >= 100
+    assert not [q["question"] for q in rows if re.search(r"\b(?:works|plays) as (?!an? )[a-z]", q["question"])]
+
+
 def test_no_question_names_an_item_twice_or_its_answer(runs: list[Run]) -> None:
     def check(r: Run, q: dict[str, Any]) -> str | None:
         objects = Counter(o for _, _, o in q["query_triples"] if ITEM.fullmatch(o))
@@ -576,9 +587,10 @@ def test_a_question_t0_already_answers_alone_is_rejected(moved: tuple[Path, Path
 def test_questions_whose_answer_changed_are_kept(moved: tuple[Path, Path, Path]) -> None:
     kept, _ = _outcome(moved[2])
     assert kept == {
-        "Which sports team has Lucas Andrade played for?": "Sporting Kestrel",  # Alder Rovers at T0
+        # The clubs are association football clubs (P31): the question says so (v3 said "Which sports team").
+        "Which association football club has Lucas Andrade played for?": "Sporting Kestrel",  # Alder Rovers at T0
         "Who has played for Sporting Kestrel and is 1.85 metres tall?": "Lucas Andrade",  # nobody at T0
-        "Which sports team has Ingrid Berg played for?": "Borvia United",  # two clubs at T0
+        "Which association football club has Ingrid Berg played for?": "Borvia United",  # two clubs at T0
     }
 
 
