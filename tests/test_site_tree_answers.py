@@ -122,6 +122,8 @@ def test_the_demo_sites_questions_pass_the_gate_and_ask_by_the_answers_type(tmp_
     asked = {r["question"].removeprefix(site): r["answer"] for r in rows if r["type"] == "single_source"}
     wanted = {'who is the principal investigator on the "Lake Wren Ice Records" page?': "Dr Nadia Ferris",
               'how many members does the "Climate Data Lab" page list?': "14",
-              'since when is it in service, according to the "Heron computing cluster ordered" page?': "1 April 2026",
+              'since when has the cluster been in service, according to the "Heron computing cluster ordered" page?':
+                  "1 April 2026",
+              'what is the contact e-mail address on the "Events" page?': "events@lakeside-ids.example",
               'when do applications open, according to the "Apply" page?': "2 November 2026"}
     assert {q: asked.get(q) for q in wanted} == wanted
