@@ -34,11 +34,16 @@ from timelyqa.stages import Dropped
 __all__ = ["FUNNEL", "MULTI_GENERATOR", "SINGLE_GENERATOR", "QuestionReject", "Written", "golden_path",
            "write_questions"]
 
-SINGLE_GENERATOR = "site_tree_single_template_v3"
-"""v3: the page always named in quotes, the question word by the answer's type (who, how many, when, how much,
-which), and labels that name no fact (code, version notes, footnote columns, sentences) not asked."""
-MULTI_GENERATOR = "site_tree_multi_template_v3"
-"""v3: two clauses, each naming its own page with its own question word; the answer a list of the two values."""
+SINGLE_GENERATOR = "site_tree_single_template_v4"
+"""v4: no "it" without an antecedent (a verb or predicate said of what the page is about, or of the label's date),
+"who" only for a value that can be a person ("what is the contact e-mail address ..."), names kept with their
+capital ("what does ... give for Windows"), "which folder" for a folder, operator rows of a table not asked, and
+no label asked more than a share of a site's questions (`MAX_LABEL_SHARE`). v3: the page always named in quotes,
+the question word by the answer's type (who, how many, when, how much, which), and labels that name no fact (code,
+version notes, footnote columns, sentences) not asked."""
+MULTI_GENERATOR = "site_tree_multi_template_v4"
+"""v4: its clauses worded as v4's single questions, from the facts left after the share cap. v3: two clauses, each
+naming its own page with its own question word; the answer a list of the two values."""
 FUNNEL = ("pages_read", "pages_failed", "pages_with_facts", "facts_found", "facts_eligible", "facts_not_chosen",
           "single_candidates", "multi_pairs_possible", "multi_candidates")
 """The counts `write_questions` returns, in funnel order (the kept questions follow them)."""
@@ -52,6 +57,11 @@ PLACEHOLDERS = frozenset({"-", "–", "—", "n/a", "na", "none", "nil", "null",
 MAX_LABEL_WORDS, MAX_LABEL_CHARS = 8, 60
 MAX_VALUE_WORDS, MAX_VALUE_CHARS = 12, 80
 MAX_SHORT_WORDS = 8
+MAX_LABEL_SHARE = 0.25
+"""No label (normalised; a table cell's column) is asked by more than this share of a site's single-source questions
+(the Python documentation's "Source code", on 200 of its 300 pages): which of its facts are kept is a seeded hash
+of the page's URL. A label is always allowed `MIN_PER_LABEL` questions, so a small site is not thinned."""
+MIN_PER_LABEL = 3
 LONG_LIST = 6
 """A page's list of this many labelled values or more, whose labels no other page uses, is a list of terms."""
 """A template's value of more words is a description, however it is punctuated."""
@@ -76,6 +86,8 @@ class QuestionReject(Reason):
                          "on no other page of the site: a term defined, not a field the site's pages share")
     VALUE_IN_TITLE = "value_in_title", "the value is in the title of its page, which the question names"
     FACT_NOT_REFOUND = "fact_not_refound", "the fact is not found again on the stored page"
+    LABEL_OVER_SHARE = ("label_over_share", "the site's questions already ask this label (normalised; a table's "
+                        "column) as often as its share allows: one kind of question must not make up a site")
     PAGE_TOO_SHALLOW = "page_too_shallow", "the page is at depth 0 or 1; single-source questions ask depths 2 to 4"
     PAGE_TOO_DEEP = "page_too_deep", "the page is deeper than 4; single-source questions ask depths 2 to 4"
     DUPLICATE_QUESTION = "duplicate_question", "an earlier candidate (from a shallower page) asks the same question"
@@ -109,8 +121,19 @@ def label_names_no_fact(fact: Located) -> bool:
         # a table from an acronym's names to a column of one word ("TOML" -> "Python") maps vocabularies
         conversion = bool(re.fullmatch(r"[A-Z]{2,}", fact.context)) and len(column.split()) == 1
         return (conversion or norm(column) in GENERIC_LABELS or _noun_fails(column) or not column[:1].isupper()
-                or sum(c.isalpha() for c in row) < 2 or bool(_CODE_LABEL.search(row)))
+                or sum(c.isalpha() for c in row) < 2 or bool(_CODE_LABEL.search(row)) or operator_row(row))
     return _noun_fails(fact.label) or not askable(fact.label) or not sentence_case(fact.label)
+
+
+_OPERATOR_WORDS = _ENDS_FUNCTION | _VERBS | frozenset("not if else elif lambda yield await async del pass return "
+                                                      "global nonlocal import from".split())
+
+
+def operator_row(row: str) -> bool:
+    """A table's row keyed by an operator or keyword ("is not", "not in", "and"): code written in words, not a
+    name ("what is the meaning for is not" reads as no English)."""
+    words = row.split()
+    return bool(words) and all(w.islower() and w in _OPERATOR_WORDS for w in words)
 
 
 def sentence_case(label: str) -> bool:
@@ -224,6 +247,7 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
     pages = {r["url"]: r for r in ok}
     chosen = _chosen(ok, site, out, seed=seed, facts_per_page=facts_per_page)
     common = {"pages": pages, "paths": paths, "domain": domain, "language": language}
+    asked = []
     for f in chosen:
         out.counts["single_candidates"] += 1
         answer = fact_answer(f.label, f.value, cell=is_cell(f))
@@ -232,10 +256,18 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
             out.rejected.append(Dropped({**f.item(), "question": question}, reason, f"depth {f.depth}: {question}"))
             continue
         seen.add(question)
+        asked.append((f, question, answer))
+    over = over_share([f for f, _, _ in asked], seed=seed)
+    for f, question, answer in asked:
+        if f in over:
+            out.rejected.append(Dropped({**f.item(), "question": question}, QuestionReject.LABEL_OVER_SHARE,
+                                        f"{label_key(f)!r} over its share: {question}"))
+            continue
         out.records.append(make_record([f], question=question, answer=answer, type="single_source",
                                        difficulty=SINGLE_DEPTHS[f.depth], generator=SINGLE_GENERATOR, **common))
-    pairs, possible = choose_pairs([f for f in chosen if f.depth in MULTI_DEPTHS], paths, seed=seed,
-                                   limit=pairs_per_root)
+    pool = [f for f in chosen if f.depth in MULTI_DEPTHS and f not in over]
+    pool = [f for f in pool if f not in over_share(pool, seed=seed)]  # the pairs' facts share-capped alike
+    pairs, possible = choose_pairs(pool, paths, seed=seed, limit=pairs_per_root)
     out.counts["multi_pairs_possible"] += possible
     out.counts["multi_candidates"] += len(pairs)
     for pair in pairs:
@@ -252,6 +284,29 @@ def _root(rows: list[dict[str, Any]], out: Written, seen: set[str], *, domain: s
         out.records.append(make_record([a, b], question=question, answer=listing([a.value, b.value]),
                                        type="multi_source",
                                        difficulty=pair.difficulty, generator=MULTI_GENERATOR, **common))
+
+
+def label_key(fact: Located) -> str:
+    """What a question asks by: the label normalised, a table cell's column ("numeric value" of "Numeric value for
+    WARNING")."""
+    return norm(fact.label.split(" for ", 1)[0] if is_cell(fact) else fact.label)
+
+
+def over_share(facts: list[Located], *, seed: int) -> set[Located]:
+    """The facts beyond their label's share (`MAX_LABEL_SHARE`) of `facts`: a label asked n times, beside `others`
+    facts of other labels, keeps max(MIN_PER_LABEL, share / (1 - share) * others) of them, so that what it keeps is
+    at most its share of what the site then asks; those kept are the first by a seeded hash of their page's URL."""
+    by_label: dict[str, list[Located]] = defaultdict(list)
+    for f in facts:
+        by_label[label_key(f)].append(f)
+    over: set[Located] = set()
+    for group in by_label.values():
+        others = len(facts) - len(group)
+        cap = max(MIN_PER_LABEL, int(MAX_LABEL_SHARE / (1 - MAX_LABEL_SHARE) * others))
+        if len(group) > cap:
+            ranked = sorted(group, key=lambda f: seeded_key(seed, f.url, f.label, f.value))
+            over.update(ranked[cap:])
+    return over
 
 
 def _code_columns(facts: list[Located]) -> set[tuple[str, str]]:

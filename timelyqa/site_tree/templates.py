@@ -4,15 +4,23 @@ Every question names the page its fact is on, by the page's subject (its title l
 and asks with the word the answer's type calls for (`kinds`):
 
 - a person: 'On the Lakeside Institute of Data Science website, who is the principal investigator on the "Flood
-  Forecasting for the Wren Valley" page?';
+  Forecasting for the Wren Valley" page?', only when the value can be a person's name (`person_like`): a contact
+  that is an e-mail address is 'what is the contact e-mail address on the "Events" page?' (a web address, a phone
+  number, an organisation alike);
 - a count: 'how many members does the "Climate Data Lab" page list?';
-- a date: 'when is the application deadline on the "PhD in Data Science" page?', 'when was it published,
-  according to the "New director appointed" page?', 'when do applications open, according to the "Apply"
-  page?', 'since when is it in service, according to the "Heron computing cluster ordered" page?', and
-  'what date does the "Open Day" page give?' for a bare "Date";
+- a date: 'when is the application deadline on the "PhD in Data Science" page?', 'when was the "New director
+  appointed" page published?', 'when do applications open, according to the "Apply" page?'; a verb or predicate
+  with no subject of its own is said of what the page is about (`page_thing`: 'since when has the cluster been in
+  service, according to the "Heron computing cluster ordered" page?', 'when was the lab founded, according to the
+  "Climate Data Lab" page?'), or, when the page's subject names no such thing, as the label's date ('when is the
+  start date on the "Lake Wren Ice Records" page?'); never "it"; and 'what date does the "Open Day" page give?'
+  for a bare "Date";
 - a sum of money: 'how much is the tuition fee (home) on the "MSc Data Science" page, in pounds?';
 - an organisation, programme or group: 'which funder does the "Lake Wren Ice Records" page name?';
-- a file's path: 'which file does the "csv — CSV File Reading and Writing" page give as its source code?';
+- a file's path: 'which file does the "csv — CSV File Reading and Writing" page give as its source code?', a
+  folder's 'which folder does the "tomllib — Parse TOML files" page give as its source code?' (`path_kind`);
+- a name that keys a value, not a property ("Windows", "Chinese (ROC)"; `proper_name`): 'what does the "What's New
+  in Python 2.6" page give for Windows?', its capital kept;
 - anything else: 'what is the room on the "Open Day" page?';
 - a cell of a table with a header row ("<column> for <row>"): 'who is the head of Climate Data Lab on the
   "Research" page?', 'how many places does the "Study" page list for MSc Data Science?', 'what is the room for
@@ -37,6 +45,7 @@ from timelyqa.site_tree.tree import Located
 _VERBS = {"open": "open", "opens": "open", "close": "close", "closes": "close", "start": "start",
           "starts": "start", "end": "end", "ends": "end", "begins": "begin"}
 _PATH = re.compile(r"^[\w.-]+(?:/[\w.-]+)+/?$")
+_PARENS = re.compile(r"\s*\([^)]*\)")
 _PREPOSITIONS = frozenset({"in", "on", "at", "under", "open", "available", "valid"})
 
 
@@ -47,51 +56,146 @@ def clause(fact: Located, answer: Typed) -> str:
     if is_cell(fact):
         column, row = fact.label.split(" for ", 1)
         col = _noun(column)
-        be = "are" if is_plural(column.split()[-1]) else "is"
+        be = "are" if is_plural(head_noun(column) or column.split()[-1]) else "is"
         if kind == "number":
             return f"how many {col} does {page} list for {row}"
-        if is_person(column):
+        if is_person(column) and person_like(fact.value):
             return f"who {be} the {col} of {row} on {page}"
+        if is_person(column):
+            return f"{_not_a_person(col, fact.value, be)} for {row} on {page}"
         word = {"date": "when", "quantity": "how much"}.get(kind, "what")
         return f"{word} {be} the {col} for {row} on {page}"
     label = fact.label
     words = label.split()
     last = words[-1].casefold()
     rest = " ".join(words[:-1])
-    if last in ("from", "since"):
-        return f"since when is it {_noun(rest)}, according to {page}"
+    if proper_name(label):  # "Windows", "Chinese (ROC)": a name the page gives a value for, not a property
+        return f"what does {page} give for {label}"
+    if last in ("from", "since"):  # "In service from": a predicate of the page's subject
+        thing = page_thing(fact.subject)
+        if thing:
+            return f"since when has {thing} been {_noun(rest)}, according to {page}"
+        return f'what "{label}" date does {page} give'
     if kind == "date" or head_noun(label) in _VERBS:
-        if last in _VERBS:
-            verb = _VERBS[last]
-            if not rest:
-                return f"when does it {verb}, according to {page}"
-            return f"when {'do' if is_plural(words[-2]) else 'does'} {_noun(rest)} {verb}, according to {page}"
-        if participle(label):
-            return f"when was it {_noun(label)}, according to {page}"
+        if last in _PAGE_DATES and len(words) == 1:  # "Published", "Posted": the page's own date
+            return f"when was {page} {last}"
+        if last in _VERBS or participle(label):
+            verb = _VERBS.get(last, last)
+            if rest:
+                return f"when {'do' if is_plural(words[-2]) else 'does'} {_noun(rest)} {verb}, according to {page}"
+            thing = page_thing(fact.subject)
+            if thing and participle(label):
+                return f"when was {thing} {last}, according to {page}"
+            if thing:
+                return f"when does {thing} {verb}, according to {page}"
+            return f"when is the {_DATE_NOUNS.get(last, last + ' date')} on {page}"
         if len(words) == 1 and last in ("date", "dates"):
             return f"what {last} does {page} give"
     if participle(label):  # "Supervised": no noun to say "the ..." of
         return f'what is the "{label}" value on {page}'
-    be = "are" if is_plural(last) else "is"
+    be = "are" if is_plural(head_noun(label) or last) else "is"
     if kind == "number":
         noun = re.sub(r"^(?:number|count) of\s+", "", _noun(label), flags=re.IGNORECASE)
         return f"how many {noun} does {page} list"
-    if is_person(label):
+    if is_person(label) and person_like(fact.value):
         return f"who {be} the {_noun(label)} on {page}"
+    if is_person(label):
+        return f"{_not_a_person(_noun(label), fact.value, be)} on {page}"
     if kind == "date":
         return f"when {be} the {_noun(label)} on {page}"
     if kind == "quantity":
         return f"how much {be} the {_noun(label)} on {page}"
     if kind == "entity" and be == "is":
         return f"which {_noun(label)} does {page} name"
-    if kind == "text" and _PATH.match(fact.value):
-        return f"which file does {page} give as its {_noun(label)}"
+    if kind == "text" and (what := path_kind(fact.value)):
+        return f"which {what} does {page} give as its {_noun(label)}"
     return f"what {be} the {_noun(label)} on {page}"
+
+
+_EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+_WEB = re.compile(r"^(?:https?://|www\.)", re.IGNORECASE)
+_PHONE = re.compile(r"^\+?[\d\s().-]{6,}$")
+ORGANISATION_WORDS = frozenset("""institute university college school department faculty office team group lab
+                                  laboratory centre center committee foundation society association council board
+                                  ltd inc gmbh plc company corporation trust agency ministry unit desk""".split())
+"""Words that make a name an organisation's, not a person's ("Admissions Office", "Nordlicht Data GmbH")."""
+
+
+def person_like(value: str) -> bool:
+    """The value can be a person's name (or a list of them): no e-mail address, web address, phone number, room or
+    organisation ("events@lakeside-ids.example" is a contact, but no one to ask "who" of)."""
+    v = value.strip()
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", v)}
+    return not (_EMAIL.match(v) or "@" in v or _WEB.match(v) or _PHONE.match(v) or any(c.isdigit() for c in v)
+                or words & ORGANISATION_WORDS or not words)
+
+
+def _not_a_person(noun: str, value: str, be: str) -> str:
+    """The question for a person's label whose value is no person: what the value is, said by its kind."""
+    v = value.strip()
+    if _EMAIL.match(v):
+        return f"what is the {noun} e-mail address"
+    if _WEB.match(v):
+        return f"what is the {noun} web address"
+    if _PHONE.match(v):
+        return f"what is the {noun} phone number"
+    if {w.casefold() for w in re.findall(r"[A-Za-z]+", v)} & ORGANISATION_WORDS:
+        return f"which organisation {be} the {noun}"
+    return f'what is given as the "{noun}"'
+
+
+_PAGE_DATES = frozenset({"published", "posted", "updated"})
+"""A page's own date: "when was the "News, March 2026" page posted?"."""
+_DATE_NOUNS = {"start": "start date", "starts": "start date", "end": "end date", "ends": "end date",
+               "open": "opening date", "opens": "opening date", "close": "closing date", "closes": "closing date",
+               "begins": "start date", "founded": "founding date", "established": "founding date",
+               "launched": "launch date", "opened": "opening date", "closed": "closing date"}
+THING_WORDS = frozenset("""institute institution university college school department faculty centre center group
+                           lab laboratory team unit project programme program course module event lecture workshop
+                           conference seminar cluster library society association foundation company office
+                           service system facility building""".split())
+"""Nouns a page's subject may end in that name what it is about ("Climate Data Lab" -> "the lab")."""
+
+
+def page_thing(subject: str) -> str:
+    """What the page is about, as "the <noun>", from its subject's last word less a headline's participle ("Heron
+    computing cluster ordered" -> "the cluster", "Health Analytics Group" -> "the group", "About the Institute" ->
+    "the institute"); "" when the subject ends in no such noun ("Flood Forecasting for the Wren Valley")."""
+    words = re.findall(r"[A-Za-z]+", subject)
+    while words and participle(words[-1]):
+        words.pop()
+    return f"the {words[-1].casefold()}" if words and words[-1].casefold() in THING_WORDS else ""
+
+
+PROPER_WORDS = frozenset("""windows unix linux macos mac posix android ios freebsd solaris cygwin english french german
+                            spanish italian portuguese dutch russian chinese japanese korean arabic hebrew greek turkish
+                            thai vietnamese polish czech hindi latin european american british monday tuesday
+                            wednesday thursday friday saturday sunday january february march april may june july
+                            august september october november december""".split())
+"""Names a table or list may key its values by (a platform, a language, a day), written with a capital."""
+
+
+def proper_name(label: str) -> bool:
+    """The label is a name ("Windows", "Chinese (ROC)", "Korean"), not a property: its first word is a proper noun."""
+    words = _PARENS.sub("", label).split()
+    return bool(words) and words[0].casefold() in PROPER_WORDS and words[0][:1].isupper()
+
+
+def path_kind(value: str) -> str:
+    """"file" for a path to a file ("Lib/csv.py"), "folder" for a folder's ("Lib/tomllib", "Lib/multiprocessing/"),
+    "files" for a list of files ("Lib/profile.py and Lib/pstats.py"), "" for anything else."""
+    parts = [p for p in re.split(r",\s*(?:and\s+)?|\s+and\s+", value.strip()) if p]
+    if not parts or not all(_PATH.match(p) for p in parts):
+        return ""
+    if len(parts) > 1:
+        return "files"
+    name = parts[0].rstrip("/").rsplit("/", 1)[-1]
+    return "folder" if parts[0].endswith("/") or "." not in name.lstrip(".") else "file"
 
 
 def askable(label: str) -> bool:
     """The label can be worded by `clause`: a label ending in "from" or "since" only when what comes before is a
-    predicate ("In service from" -> "since when is it in service"), never a noun ("Director from")."""
+    predicate ("In service from" -> "since when has the cluster been in service"), never a noun ("Director from")."""
     words = label.split()
     if words and words[-1].casefold() in ("from", "since"):
         return len(words) >= 2 and words[0].casefold() in _PREPOSITIONS
@@ -123,6 +227,8 @@ def _noun(label: str) -> str:
     if not words:
         return label
     first, later = words[0], words[1:]
+    if first.casefold() in PROPER_WORDS:  # "Windows path": a name keeps its capital
+        return label
     if first[1:].islower() and first.isalpha() and all(not w[:1].isupper() for w in later):
         return " ".join([first.lower(), *later])
     return label
