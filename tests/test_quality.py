@@ -122,8 +122,8 @@ def test_the_gate_keeps_each_dropped_row_with_its_reason_and_counts_what_passed(
     rows = [c[1] for c in CASES]
     kept = gate.filter(rows)
     assert gate.passed == len(kept) and len(kept) + len(gate.dropped) == len(rows)
-    assert {str(reason) for _, reason, _ in gate.dropped} == {str(r) for r in QualityReject}
-    item, reason, detail = gate.dropped[0]
+    assert {str(d.reason) for d in gate.dropped} == {str(r) for r in QualityReject}
+    item, reason, detail = gate.dropped[0].item, gate.dropped[0].reason, gate.dropped[0].detail
     assert item == {"question": rows[0]["question"], "answer": "Port Alder"}
     assert reason is QualityReject.BLANK_IN_QUESTION
     assert detail.endswith("-> Port Alder (blank_in_question)")

@@ -18,14 +18,14 @@ from typing import Any
 import polars as pl
 
 from timelyqa.record import AnswerType, AnswerValue
-from timelyqa.rewards import ANSWER_TYPES, Amount, normalize, parse_amount, parse_date, parse_unit, unit_symbol
+from timelyqa.rewards import (ANSWER_TYPES, Amount, currency_sign, normalize, parse_amount, parse_date, parse_unit,
+                              unit_symbol)
 
 _SCALE_NAMES = {3: "thousand", 6: "million", 9: "billion", 12: "trillion"}
 _MONTHS = ("January February March April May June July August September October November December").split()
 _PRECISIONS = {3: "day", 2: "month", 1: "year"}
 _CURRENCY_NAMES = {"EUR": ("euro", "euros"), "GBP": ("pound", "pounds"), "USD": ("US dollar", "US dollars"),
                    "JPY": ("yen", "yen"), "CHF": ("Swiss franc", "Swiss francs"), "INR": ("rupee", "rupees")}
-_CURRENCY_SIGNS = {"EUR": "€", "GBP": "£", "USD": "$", "JPY": "¥", "INR": "₹"}
 
 
 _PLURALS = {"foot": "feet", "inch": "inches", "ton": "tonnes", "century": "centuries"}
@@ -147,7 +147,7 @@ def from_decimal(value: Decimal | str, unit: str | None = None) -> Typed:
 
 def _with_unit(number_text: str, symbol: str) -> str:
     pretty = parse_unit(symbol)
-    if sign := _CURRENCY_SIGNS.get(symbol):
+    if sign := currency_sign(symbol):
         return f"{sign}{number_text}"
     if symbol in _CURRENCY_NAMES:
         return f"{number_text} {symbol}"

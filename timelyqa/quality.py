@@ -20,6 +20,7 @@ from typing import Any
 
 from timelyqa.reasons import Reason
 from timelyqa.rewards import normalize
+from timelyqa.stages import Dropped
 
 GATE_STAGE = "quality"
 """The stage name every source declares for the gate (`timelyqa.sources.Stage(GATE_STAGE, ...)`)."""
@@ -186,17 +187,23 @@ class Gate:
 
     rules: Sequence[Rule] = COMMON
     passed: int = 0
-    dropped: list[tuple[Mapping[str, Any], Reason, str]] = field(default_factory=list)
+    dropped: list[Dropped] = field(default_factory=list)
 
-    def keep(self, row: Mapping[str, Any]) -> bool:
-        """True to keep the row; else it is held in `dropped` with its reason and a detail naming the question."""
+    def check(self, row: Mapping[str, Any]) -> Dropped | None:
+        """None when the row passes; else the row sent back (its question and answer, the reason, a detail naming the
+        question), also held in `dropped`."""
         reason = judge(row, self.rules)
         if reason is None:
             self.passed += 1
-            return True
+            return None
         detail = f"{_clip(str(row['question']))} -> {_clip(str(row['answer']))} ({reason})"
-        self.dropped.append(({"question": row["question"], "answer": row["answer"]}, reason, detail))
-        return False
+        sent_back = Dropped({"question": row["question"], "answer": row["answer"]}, reason, detail)
+        self.dropped.append(sent_back)
+        return sent_back
+
+    def keep(self, row: Mapping[str, Any]) -> bool:
+        """True to keep the row; else it is held in `dropped` with its reason."""
+        return self.check(row) is None
 
     def filter(self, rows: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         return [row for row in rows if self.keep(row)]

@@ -167,6 +167,11 @@ def parse_unit(text: str) -> pint.Unit | None:
     return None
 
 
+def currency_sign(code: str) -> str:
+    """The sign a currency is written with ("EUR" -> "€"), or "" when it has none or is no currency."""
+    return _CURRENCIES.get(code, ("", ""))[0]
+
+
 def unit_symbol(unit: pint.Unit) -> str:
     """The compact pint symbol a row stores: "m", "°C", "km**2", "%", "EUR"."""
     return format(unit, "~C")
@@ -179,7 +184,7 @@ def unit_symbol(unit: pint.Unit) -> str:
 _NUMBER = re.compile(
     r"^(?P<sign>[-+]?)(?P<int>\d{1,3}(?P<sep>[, ])\d{3}(?:(?P=sep)\d{3})*|\d*)(?P<frac>\.\d+)?\s*(?P<rest>.*)$")
 _PREFIX = re.compile(r"^(?P<code>[A-Z]{3}\s+|US\$|[€£$¥₹])\s*")
-_SIGNS = {"€": "EUR", "£": "GBP", "$": "USD", "US$": "USD", "¥": "JPY", "₹": "INR"}
+_SIGNS = {sign: code for code, (sign, _) in _CURRENCIES.items() if sign} | {"US$": "USD"}
 _SCALES = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12, "mn": 6, "mln": 6, "bn": 9, "tn": 12}
 _SHORT_SCALES = {"k": 3, "m": 6, "bn": 9, "b": 9}
 """Only with a currency: "€18m" and "18m euros" are 18 million euros, "18 m" is 18 metres."""

@@ -130,9 +130,8 @@ class NewsLLMWriter:
         for row in out:
             if row["reason"] is not None:
                 continue
-            if not gate.keep(gate_row(row, row["question"], text(row["answer"]))):
-                _, reason, detail = gate.dropped[-1]
-                _drop(row, reason, detail)
+            if (sent_back := gate.check(gate_row(row, row["question"], text(row["answer"])))) is not None:
+                _drop(row, sent_back.reason, sent_back.detail)
             elif not sub_match(row["text"] or "", row["answer"]):
                 _drop(row, ArticleCheckReject.ANSWER_NOT_IN_ARTICLE, f"{row['answer']!r} not in {row['url']}")
         return out

@@ -329,11 +329,10 @@ def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen
         item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
         if normalize(m.question) in seen:
             out.rejected.append(Dropped(item, TemplateReject.DUPLICATE_QUESTION, f"asked before: {m.question}"))
-        elif gate.keep(gate_row(event, m.question, m.answer_fields())):
+        elif (sent_back := gate.check(gate_row(event, m.question, m.answer_fields()))) is None:
             gated.append(m)
         else:
-            _, reason, detail = gate.dropped[-1]
-            out.rejected.append(Dropped(item, reason, detail))
+            out.rejected.append(Dropped(item, sent_back.reason, sent_back.detail))
     out.counts[GATE_PASSED] += gate.passed
     order = sorted(gated, key=lambda m: (m.tier, seeded_key(seed, event["event_id"], m.question)))
     for tried, m in enumerate(order, 1):

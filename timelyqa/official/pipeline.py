@@ -86,8 +86,7 @@ def build(recipes: Sequence[Recipe], refused: Sequence[Dropped], state: Path, ou
             writer.count("live_questions")
             writer.keep(row)
     writer.count(GATE_PASSED, gate.passed)
-    for item, reason, detail in gate.dropped:
-        writer.reject(item, reason, detail)
+    writer.reject_all(gate.dropped)
     as_of = answers["at"].max() if answers.height else datetime.now(UTC)
     lines = [f"official_site: recipe `{b['recipe']}` is broken (failing {b['days']} days since {b['since']}: "
              f"{b['reason']}); out of the test split until repaired" for b in broken]

@@ -92,11 +92,11 @@ def run(crawl: Path, out: Path, settings: Settings | None = None, *, writer: Sit
         gate = site_gate({row["url"]: row for row in pages.to_dicts()})
         with ledger.timed(GATE_STAGE):
             for record in written.records:
-                if gate.keep(record.model_dump()):
+                if (sent_back := gate.check(record.model_dump())) is None:
                     ledger.keep(record)
                 else:
-                    item, reason, detail = gate.dropped[-1]
-                    ledger.reject({**item, "root_url": record.root_url, "urls": record.source_urls}, reason, detail)
+                    ledger.reject({**sent_back.item, "root_url": record.root_url, "urls": record.source_urls},
+                                  sent_back.reason, sent_back.detail)
         ledger.count(GATE_PASSED, gate.passed)
         return _finish(ledger, crawl, pages, settings, earlier)
     settings = settings.model_copy(update={"generator": "llm"})  # the manifest states the writer that ran
@@ -138,11 +138,10 @@ def gate_drafts(candidates: Sequence[Candidate], drafts: Sequence[Draft], pages:
         question, typed, _ = released(c, d.question or "", d.answer or "", pages)
         row = {"question": question, **typed.row(), "source_urls": list(c.urls),
                "evidence": [{"url": url, "title": pages[url].get("title")} for url in c.urls]}
-        if gate.keep(row):
+        if (sent_back := gate.check(row)) is None:
             out.append(replace(d, question=question))
         else:
-            _, reason, detail = gate.dropped[-1]
-            out.append(replace(d, question=question, reason=reason, detail=detail))
+            out.append(replace(d, question=question, reason=sent_back.reason, detail=sent_back.detail))
     return out
 
 

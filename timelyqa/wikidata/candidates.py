@@ -63,11 +63,10 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
             "delta_triple": [c.anchor.s, c.anchor.p, c.anchor.o], "sparql": c.query.sparql(),
             "answer_kind": c.answer_kind.value, "query_json": json.dumps(to_json(c.query)),
         }
-        if gate.keep(row):
+        if (sent_back := gate.check(row)) is None:
             rows.append(row)
         else:
-            _, reason, detail = gate.dropped[-1]
-            rejects.append(Dropped(item, reason, f"{c.level} {cid} ({c.generator}): {detail}"))
+            rejects.append(Dropped(item, sent_back.reason, f"{c.level} {cid} ({c.generator}): {sent_back.detail}"))
     return pl.DataFrame(rows, schema=CANDIDATE_SCHEMA, orient="row"), rejects
 
 

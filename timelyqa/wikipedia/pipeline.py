@@ -139,11 +139,12 @@ def gate_questions(written: Path, workdir: Path) -> Path:
     kept: list[bool] = []
     with ledger.timed(GATE_STAGE):
         for row in frame.iter_rows(named=True):
-            kept.append(gate.keep(_gate_row(row)))
-            if not kept[-1]:
-                item, reason, detail = gate.dropped[-1]
-                ledger.reject({**item, "page": row["title"], "page_id": row["page_id"], "key": row["key"]}, reason,
-                              f"page {row['title']!r} key {row['key']!r} revision {row['revision_id']}: {detail}")
+            sent_back = gate.check(_gate_row(row))
+            kept.append(sent_back is None)
+            if sent_back is not None:
+                ledger.reject({**sent_back.item, "page": row["title"], "page_id": row["page_id"], "key": row["key"]},
+                              sent_back.reason, f"page {row['title']!r} key {row['key']!r} revision "
+                              f"{row['revision_id']}: {sent_back.detail}")
     ledger.count(GATE_PASSED, gate.passed)
     path = workdir / GATED
     write_parquet(frame.filter(pl.Series(kept, dtype=pl.Boolean())), path)
