@@ -122,7 +122,7 @@ def test_a_live_row_is_unscorable_not_wrong(release: Path, tmp_path: Path) -> No
     predictions = write_lines(tmp_path / "p.jsonl", [json.dumps({"id": live["id"], "answer": "7"})])
     done = evaluate(release, tmp_path / "eval", predictions=predictions, configs=["news"], split="train", at=CLOCK)
     row = done.results.filter(pl.col("id") == live["id"]).to_dicts()[0]
-    assert row["verdict"] == Verdict.UNSCORABLE and row["score"] is None and "live question" in row["reason"]
+    assert row["verdict"] == Verdict.UNSCORABLE and row["score"] is None and "no recipe" in row["reason"]
     assert done.results.filter(pl.col("verdict") == Verdict.UNSCORABLE).height == 1
     assert "| all | 0.0% |" in done.report_path.read_text()  # two fixed news rows, none predicted; the live one out
 
@@ -174,3 +174,30 @@ def test_wilson_interval_matches_the_textbook() -> None:
     low, high = wilson(8, 10)  # Wilson's 95% interval for 8 of 10: 0.490 to 0.943
     assert (round(low, 3), round(high, 3)) == (0.490, 0.943)
     assert wilson(0, 0) == (0.0, 0.0)
+
+
+def test_a_judge_grades_only_names_and_text_the_grader_did_not_accept(release: Path, tmp_path: Path  # noqa: F811
+                                                                    ) -> None:
+    """The judge is a scripted server (a test double: what a real judge model says of a paraphrase cannot be known
+    in advance) that answers LiveNewsBench's grading prompt with A for every row it is shown."""
+    rows = split_rows(release, "train")
+    ceo, population = (rows["Who is the chief executive officer of Northwind Analytics?"],
+                       rows["What is the population of Campo Alto?"])
+    predictions = write_lines(tmp_path / "p.jsonl", [
+        json.dumps({"id": ceo["id"], "answer": "Northwind's chief is Ravi Menon"}),
+        json.dumps({"id": population["id"], "answer": "150,000"})])
+    with ScriptedLLM(default=lambda request: Step(content='{"grade": "A"}')) as judge_server:
+        result = CliRunner().invoke(app, ["eval", str(release), "--predictions", str(predictions), "--split", "train",
+                                          "--at", CLOCK, "--judge-model", "scripted-model", "--judge-base-url",
+                                          judge_server.url, "--out", str(tmp_path / "eval")])
+        shown = [r["messages"][-1]["content"] for r in judge_server.requests]
+    assert result.exit_code == 0, result.output
+    results = {r["question"]: r for r in pl.read_parquet(tmp_path / "eval" / "results.parquet").to_dicts()}
+    judged = results[ceo["question"]]
+    assert (judged["verdict"], judged["judge_grade"]) == (Verdict.CORRECT, "A")
+    assert judged["judge"] == "livenewsbench_grader_v1 by scripted-model"
+    # A number is the typed grader's alone: wrong, and never shown to the judge.
+    assert (results[population["question"]]["verdict"], results[population["question"]]["judge"]) == (Verdict.WRONG,
+                                                                                                      None)
+    assert len(shown) == 1 and "Gold target: Ravi Menon" in shown[0] and "Northwind's chief is Ravi Menon" in shown[0]
+    assert "judged by livenewsbench/grader" in (tmp_path / "eval" / "report.md").read_text()

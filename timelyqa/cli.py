@@ -521,6 +521,10 @@ def evaluate(
     after: Annotated[str | None, typer.Option(help="a model's training cutoff, YYYY-MM-DD: accuracy on events "
                                                "after it against those before")] = None,
     at: Annotated[str | None, typer.Option(help="the evaluation clock, ISO with its offset (default now)")] = None,
+    judge_model: Annotated[str | None, typer.Option(help="a judge for names and text the grader does not accept "
+                                                     "(LiveNewsBench's prompt; else TIMELYQA_JUDGE_LLM_MODEL)")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="the judge's endpoint (else "
+                                                        "TIMELYQA_JUDGE_LLM_BASE_URL)")] = None,
 ) -> None:
     """Score a model on a release: each question asked (or read from --predictions), graded by the release's grader,
     reported by config, source, level and event month."""
@@ -539,12 +543,21 @@ def evaluate(
             llm.preflight()
         elif model or base_url:
             raise ConfigError("--predictions and --model/--base-url: give one way of answering")
+        judge = None
+        if judge_model or judge_base_url:
+            from timelyqa.llm.client import LLM
+            from timelyqa.llm.settings import LLMSettings
+
+            judge = LLM(LLMSettings.from_env("TIMELYQA_JUDGE_LLM_", model=judge_model, base_url=judge_base_url,
+                                             cache_dir=out / "llm-cache"))
+            judge.preflight()
         try:
             done = scoring.evaluate(folder, out, predictions=predictions, llm=llm, configs=config, split=split,
-                                    after=cutoff, at=at, release_name=name, revision=revision)
+                                    after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge)
         finally:
-            if llm is not None:
-                llm.close()
+            for client in (llm, judge):
+                if client is not None:
+                    client.close()
     typer.echo(done.summary())
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import polars as pl
 
@@ -136,7 +137,10 @@ RESULT_SCHEMA = pl.Schema({
     "event_date": pl.Date(), "question": pl.String(), "prompt": pl.String(), "answer": pl.String(),
     "answer_type": pl.String(), "prediction": pl.String(), "verdict": pl.String(), "score": pl.Float64(),
     "reason": pl.String(), "grader_version": pl.String(), "prompt_version": pl.String(), "clock": pl.String(),
+    "judge": pl.String(), "judge_grade": pl.String(),
 })
+"""`judge` names the judge prompt and model that graded a name or text the typed grader did not accept (null when
+no judge was asked), `judge_grade` its SimpleQA letter: A correct, B incorrect, C not attempted."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +161,7 @@ def asked_rows(frame: pl.DataFrame, config: str) -> Iterator[Asked]:
         answer = (row.get("answer") or "").strip()
         gold = Gold.of(row["answer"], row.get("answer_aliases"), row.get("answer_type"),
                        row.get("answer_value")) if answer else None
-        unscorable = None if gold is not None else "live question: resolved only when asked, and not resolved here"
+        unscorable = None if gold is not None else "live question with no recipe to resolve it"
         yield Asked(row, config, messages[0]["content"], gold, unscorable)
 
 
@@ -178,8 +182,40 @@ def results_frame(asked: Sequence[Asked], predictions: Mapping[str, str | None],
             "event_date": row.get("event_date"), "question": row["question"], "prompt": item.prompt,
             "answer": row["answer"], "answer_type": row.get("answer_type"), "prediction": prediction,
             "verdict": str(verdict), "score": score, "reason": reason, "grader_version": GRADER_VERSION,
-            "prompt_version": PROMPT_VERSION, "clock": clock})
+            "prompt_version": PROMPT_VERSION, "clock": clock, "judge": None, "judge_grade": None})
     return pl.DataFrame(out, schema=RESULT_SCHEMA, orient="row").sort("config", "id")
+
+
+JUDGE_PROMPT = "livenewsbench/grader"
+"""LiveNewsBench's judge (its Figure 8, SimpleQA's grading prompt), asked only for names and text."""
+JUDGED_TYPES = ("entity", "text")
+"""Numbers, quantities, dates and lists stay with the typed grader: their rules are exact, a judge's are not."""
+
+
+def judge(results: pl.DataFrame, llm: Any) -> pl.DataFrame:
+    """The rows the typed grader marked wrong whose answer is a name or text, graded again by a judge model: its
+    A makes the row correct; the judge and its letter are kept on every row it saw."""
+    from timelyqa.llm import prompts  # noqa: PLC0415
+
+    prompt = prompts.get(JUDGE_PROMPT)
+    wanted = results.filter((pl.col("verdict") == str(Verdict.WRONG)) & pl.col("answer_type").is_in(JUDGED_TYPES))
+    if not wanted.height:
+        return results
+    replies = llm.ask_all(prompt, [{"question": r["question"], "expected_answer": r["answer"],
+                                    "answer": r["prediction"]} for r in wanted.iter_rows(named=True)])
+    name = f"{prompt.id} by {llm.settings.model}"
+    grades = {row_id: (reply.value.grade if reply.ok else None)
+              for row_id, reply in zip(wanted["id"], replies, strict=True)}
+    graded = pl.DataFrame({"id": list(grades), "_grade": list(grades.values())}, schema={"id": pl.String(),
+                                                                                      "_grade": pl.String()})
+    merged = results.join(graded, on="id", how="left")
+    seen = pl.col("id").is_in(list(grades))
+    return merged.with_columns(
+        pl.when(seen).then(pl.lit(name)).otherwise(pl.col("judge")).alias("judge"),
+        pl.when(seen).then(pl.col("_grade")).otherwise(pl.col("judge_grade")).alias("judge_grade"),
+        pl.when(pl.col("_grade") == "A").then(pl.lit(str(Verdict.CORRECT))).otherwise(pl.col("verdict")).alias("verdict"),
+        pl.when(pl.col("_grade") == "A").then(pl.lit(1.0)).otherwise(pl.col("score")).alias("score"),
+    ).drop("_grade").select(list(RESULT_SCHEMA))
 
 
 # ---------------------------------------------------------------- the report
@@ -303,16 +339,14 @@ def asked_split(release: Path, configs: Sequence[str] | None, split: str) -> tup
     """Every row of `split` in each of `configs`, and the configs read. By default, `default` (every source's fixed
     rows) and from each other config the rows `default` leaves out (live questions, which need their source's
     columns); a config without the split is passed over then, but an error when named."""
-    if configs:
-        return [a for config in configs for a in asked_rows(read_split(release, config, split), config)], tuple(configs)
     asked: list[Asked] = []
     seen: set[str] = set()
     read: list[str] = []
-    for config in release_configs(release):
+    for config in configs or release_configs(release):
         try:
             frame = read_split(release, config, split)
         except ConfigError:
-            if config == "default":
+            if configs or config == "default":
                 raise
             continue
         rows = [a for a in asked_rows(frame.filter(~pl.col("id").is_in(list(seen))), config)]
@@ -333,6 +367,62 @@ def _parse_clock(text: str | None, now: datetime) -> datetime:
     if moment.tzinfo is None:
         raise ConfigError(f"--at {text!r}: give the clock's offset (e.g. +00:00)")
     return moment
+
+
+# ---------------------------------------------------------------- live questions, resolved when asked
+
+Resolver = Callable[[Sequence[Any], datetime, Path], Sequence[Any]]
+"""(recipes, clock, work folder) -> one `timelyqa.official.resolve.Answer` per recipe."""
+
+
+def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, resolver: Resolver | None = None
+                 ) -> list[Asked]:
+    """The live rows (no fixed answer, a recipe in the row) answered at `clock` by their recipes, through the crawling
+    layer, and asked with that clock; a row whose recipe fails stays unscorable with the recipe's reason. The recipes
+    are a release's, third-party data: they run no code, under the crawl's network policy."""
+    from timelyqa.official.recipe import RecipeError, parse_recipe  # noqa: PLC0415
+
+    out = list(asked)
+    live: dict[int, Any] = {}
+    for index, item in enumerate(out):
+        if item.gold is not None or not item.row.get("recipe"):
+            continue
+        try:
+            live[index] = parse_recipe(item.row["recipe"], name=f"row {item.row['id']}")
+        except RecipeError as exc:
+            out[index] = replace(item, unscorable=f"recipe_invalid: {_cut(str(exc))}")
+    if not live:
+        return out
+    recipes = list({r.id: r for r in live.values()}.values())
+    answers = {a.recipe.id: a for a in (resolver or _resolve)(recipes, clock, work)}
+    for index, recipe in live.items():
+        item, answer = out[index], answers.get(recipe.id)
+        if answer is None or answer.value is None:
+            why = "no answer" if answer is None else f"{answer.reason}: {_cut(answer.detail or '')}"
+            out[index] = replace(item, unscorable=f"recipe failed at {clock.isoformat()}: {why}")
+            continue
+        gold_row = answer.row()
+        local = clock.astimezone(ZoneInfo(recipe.timezone))
+        question = f"Current time: {local:%Y-%m-%d %H:%M} ({recipe.timezone}). {item.row['question']}"
+        row = {**item.row, "question": question, "answer": gold_row["answer"],
+               "answer_aliases": gold_row["answer_aliases"], "answer_type": gold_row["answer_type"],
+               "answer_value": gold_row["answer_value"]}
+        messages = prompt_messages(question, None, row["answer_type"], row["answer_value"])
+        gold = Gold.of(row["answer"], row["answer_aliases"], row["answer_type"], row["answer_value"])
+        out[index] = replace(item, row=row, prompt=messages[0]["content"], gold=gold, unscorable=None)
+    return out
+
+
+def _resolve(recipes: Sequence[Any], clock: datetime, work: Path) -> Sequence[Any]:
+    from timelyqa.official.pages import PageStore  # noqa: PLC0415
+    from timelyqa.official.resolve import resolve  # noqa: PLC0415
+
+    return resolve(recipes, [clock], work / "crawl", store=PageStore(work / "pages"))
+
+
+def _cut(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @dataclass
@@ -357,7 +447,8 @@ class Evaluation:
 def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: Any = None,
              configs: Sequence[str] | None = None, split: str = "test", after: date | None = None,
              at: str | None = None, now: datetime | None = None, release_name: str | None = None,
-             revision: str | None = None) -> Evaluation:
+             revision: str | None = None, resolver: Resolver | None = None, judge_llm: Any = None
+             ) -> Evaluation:
     """Score `split` of `release` (a folder) with a file of predictions or a model (an `LLM`), into `out`.
 
     Every setting is checked before any row is asked: the release and its configs, the predictions file, the clock."""
@@ -366,6 +457,7 @@ def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: 
     release = Path(release)
     clock = _parse_clock(at, now or datetime.now().astimezone())
     asked, wanted = asked_split(release, configs, split)
+    asked = resolve_live(asked, clock, Path(out) / "live", resolver=resolver)
     if predictions is not None:
         found = read_predictions(predictions, (a.row["id"] for a in asked))
         answers: dict[str, str | None] = dict(found.answers)
@@ -376,6 +468,9 @@ def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: 
         rejected = []
         answered_by = f"model {llm.settings.model} at {llm.settings.base_url}"
     results = results_frame(asked, answers, split=split, clock=clock.isoformat())
+    if judge_llm is not None:
+        results = judge(results, judge_llm)
+        answered_by += f"; names and text judged by {JUDGE_PROMPT} with {judge_llm.settings.model}"
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     results_path, report_path = out / RESULTS, out / REPORT
