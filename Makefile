@@ -33,7 +33,7 @@ $(VENV)/.synced: pyproject.toml uv.lock
 setup-test: $(VENV)/.synced-test
 
 $(VENV)/.synced-test: $(VENV)/.synced
-	$(SYNC) --group llm-server --offline 2>/dev/null || $(SYNC) --group llm-server
+	$(SYNC) --group llm-server --group lm-eval --offline 2>/dev/null || $(SYNC) --group llm-server --group lm-eval
 	touch $@
 
 demo: setup browser

@@ -17,7 +17,7 @@ from tests.llmserver import ScriptedLLM, Step
 from tests.test_export import release  # noqa: F401 - the fixture: a small release of wikidata and news rows
 from timelyqa.cli import app
 from timelyqa.errors import ConfigError
-from timelyqa.evaluate import PredictionReject, Verdict, evaluate, wilson
+from timelyqa.evaluate import PLOT, PredictionReject, Verdict, evaluate, wilson
 from timelyqa.export import read_split
 
 CLOCK = "2026-06-03T09:00:00+00:00"
@@ -115,6 +115,14 @@ def test_the_same_predictions_give_the_same_results_byte_for_byte(scored: Any, r
                      after=date(2026, 1, 31))
     assert again.results_path.read_bytes() == done.results_path.read_bytes()
     assert again.report_path.read_text() == done.report_path.read_text()
+    assert (tmp_path / "again" / PLOT).read_bytes() == (tmp_path / "eval" / PLOT).read_bytes()
+
+
+def test_the_report_embeds_a_plot_of_accuracy_by_month(scored: Any, tmp_path: Path) -> None:
+    _, _, done = scored
+    plot = tmp_path / "eval" / PLOT
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and plot.stat().st_size > 5_000
+    assert f"![accuracy by event month, with 95% intervals]({PLOT})" in done.report_path.read_text()
 
 
 def test_a_live_row_is_unscorable_not_wrong(release: Path, tmp_path: Path) -> None:  # noqa: F811

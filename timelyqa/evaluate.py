@@ -38,6 +38,7 @@ from timelyqa.rewards import GRADER_VERSION, Gold, extract_answer, grade
 
 RESULTS = "results.parquet"
 REPORT = "report.md"
+PLOT = "accuracy_by_month.png"
 Z95 = 1.959963984540054
 """The normal quantile of a two-sided 95% interval."""
 
@@ -278,8 +279,41 @@ class Header:
     configs: tuple[str, ...]
 
 
+MONTH = pl.col("event_date").dt.strftime("%Y-%m")
+
+
+def plot_by_month(results: pl.DataFrame, path: Path) -> bool:
+    """Accuracy by event month as bars with their 95% intervals and row counts, written as a PNG; False when no
+    scored row has an event date. The same results give the same bytes (no time or version in the file)."""
+    months = accuracies(results.filter(pl.col("event_date").is_not_null()), MONTH)
+    if not months:
+        return False
+    import matplotlib  # noqa: PLC0415 - only a report draws
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt  # noqa: PLC0415
+
+    values = [a.value for a in months]
+    intervals = [wilson(a.correct, a.n) for a in months]
+    errors = [[max(0.0, v - low) for v, (low, _) in zip(values, intervals, strict=True)],
+              [max(0.0, high - v) for v, (_, high) in zip(values, intervals, strict=True)]]
+    figure, axes = plt.subplots(figsize=(max(4.0, 0.7 * len(months) + 2), 3.2), dpi=100)
+    bars = axes.bar([a.group for a in months], values, yerr=errors, capsize=3, color="#4c72b0")
+    for bar, item in zip(bars, months, strict=True):
+        axes.annotate(f"n={item.n}", (bar.get_x() + bar.get_width() / 2, 0.02), ha="center", fontsize=7,
+                      color="white" if item.value > 0.1 else "black")
+    axes.set_ylim(0, 1)
+    axes.set_ylabel("accuracy")
+    axes.set_xlabel("event month")
+    axes.tick_params(axis="x", labelrotation=45, labelsize=8)
+    figure.tight_layout()
+    figure.savefig(path, format="png", metadata={"Software": None})
+    plt.close(figure)
+    return True
+
+
 def report(results: pl.DataFrame, header: Header, *, after: date | None = None,
-           rejected: Sequence[Rejected] = ()) -> str:
+           rejected: Sequence[Rejected] = (), plot: str | None = None) -> str:
     """The markdown report: accuracy overall and by config, level and event month, each with its 95% interval and
     its rows; the split around `after`; every row without a verdict and every prediction line not used."""
     lines = [f"# timelyqa evaluation: {header.answered_by}", "",
@@ -293,8 +327,10 @@ def report(results: pl.DataFrame, header: Header, *, after: date | None = None,
     lines += ["Verdicts: " + ", ".join(f"{v} {n}" for v, n in counts.iter_rows()), ""]
     lines += ["## Accuracy", "", *_table(accuracies(results), "rows"), ""]
     for title, by in (("config", "config"), ("source", "source"), ("level", "level"),
-                      ("event month", pl.col("event_date").dt.strftime("%Y-%m"))):
+                      ("event month", MONTH)):
         lines += [f"## By {title}", "", *_table(accuracies(results, by), title), ""]
+        if title == "event month" and plot:
+            lines += [f"![accuracy by event month, with 95% intervals]({plot})", ""]
     if after is not None:
         side = pl.when(pl.col("event_date") > after).then(pl.lit(f"after {after.isoformat()}")).otherwise(
             pl.lit(f"on or before {after.isoformat()}"))
@@ -477,7 +513,9 @@ def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: 
     write_parquet(results, results_path)
     header = Header(release=release_name or str(release), version=release_version(release), revision=revision,
                     answered_by=answered_by, clock=clock.isoformat(), split=split, configs=wanted)
-    report_path.write_text(report(results, header, after=after, rejected=rejected), encoding="utf-8")
+    plotted = plot_by_month(results, out / PLOT)
+    report_path.write_text(report(results, header, after=after, rejected=rejected, plot=PLOT if plotted else None),
+                           encoding="utf-8")
     return Evaluation(results, results_path, report_path, rejected)
 
 
