@@ -351,3 +351,45 @@ def test_a_workflow_path_leading_out_of_the_recipes_folder_is_refused(tmp_path: 
     assert f"must be a .py file relative to the recipe file, not '{other / 'evil.py'}'" in refused["absolute"].detail
     # the flag or not: a recipe pointing out of the folder is refused when read
     assert [r.id for r in load(recipes).recipes] == ["good"]
+
+
+# ---- the one way out, when given: a proxy's unix socket -----------------------------------------------------------
+
+THROUGH_THE_PROXY = """import json, os, socket, urllib.request
+got = {{"proxy": os.environ.get("HTTP_PROXY", "")}}
+got["page"] = urllib.request.urlopen("http://gauges.example/caton?date=2026-11-16", timeout=10).read().decode()
+try:
+    socket.create_connection(({host!r}, {port}), timeout=3).close()
+    got["direct"] = "connected"
+except OSError as exc:
+    got["direct"] = type(exc).__name__
+print(json.dumps(got))
+"""
+
+
+def test_given_a_proxy_socket_a_workflow_reaches_the_web_through_it_alone(tmp_path: Path, witness: Witness) -> None:
+    """A stand-in for spiders.proxy.PolicyProxy's unix socket (it answers every request itself, and records it): the
+    workflow's HTTP goes there through the relay on its own loopback, and still nothing else is reachable."""
+    import socketserver
+
+    asked: list[str] = []
+
+    class Proxy(socketserver.StreamRequestHandler):
+        def handle(self) -> None:
+            asked.append(self.rfile.readline().decode().strip())
+            while self.rfile.readline() not in (b"\r\n", b""):
+                pass
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\n1.5")
+
+    sock = tmp_path / "proxy.sock"
+    with socketserver.ThreadingUnixStreamServer(str(sock), Proxy) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        script = tmp_path / "wf.py"
+        script.write_text(THROUGH_THE_PROXY.format(host=witness.host, port=witness.port))
+        ran = workflow.execute(script, {"PATH": "/usr/bin:/bin", "HOME": workflow.HOME}, timeout=20, proxy=sock)
+        server.shutdown()
+    assert ran.returncode == 0, ran.stderr
+    got = json.loads(ran.stdout.splitlines()[-1])
+    assert got["page"] == "1.5" and got["proxy"].startswith("http://127.0.0.1:")
+    assert asked == ["GET http://gauges.example/caton?date=2026-11-16 HTTP/1.1"], "the proxy decides, by URL"
+    assert got["direct"] == "ConnectionRefusedError" and witness.connections == 0

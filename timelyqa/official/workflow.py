@@ -1,8 +1,9 @@
 """Trusted Python workflows in RT-QA's style, run only when the operator opts in, and only inside Debian's bubblewrap:
 a read-only root of the system's programs and Python alone, the script bound read-only, a private /proc in a pid
-namespace of its own, a private in-memory home as the one writable place, no network, an empty environment (no
-credential of the release reaches it), and the whole sandbox killed at the time limit. Where bubblewrap cannot start,
-no workflow runs (`workflow_sandbox_unavailable`): never outside it.
+namespace of its own, a private in-memory home as the one writable place, no network (a network namespace with its
+own loopback alone), an empty environment (no credential of the release reaches it), and the whole sandbox killed at
+the time limit. Where bubblewrap cannot start, no workflow runs (`workflow_sandbox_unavailable`): never outside it.
+`execute(..., proxy=)` gives a sandbox one way out, a policy proxy's unix socket (spiders.proxy); `run` gives none yet.
 
 A workflow reads the evaluation clock from `TIMELYQA_AT` (ISO, with its offset), `TIMELYQA_TODAY` (the clock's
 date in the recipe's zone) and `TIMELYQA_TIMEZONE`, never from the machine's clock, and prints its answer on its
@@ -44,7 +45,39 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """The programs and libraries, read-only; a symlink stays a symlink (Debian's merged /usr)."""
 ETC = ("/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/fonts")
 """All of /etc a workflow sees: certificates, Debian's alternatives links, fonts. No passwd, group, hosts, shadow."""
+PROXY_AT = "/run/policy-proxy.sock"
+"""Where the policy proxy's unix socket is bound inside the sandbox, when the workflow is given one."""
 _OUTPUT_CAP = 1 << 20
+_RELAY = """import os, socket, subprocess, sys, threading
+def pipe(src, dst):
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    for sock, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
+        try:
+            sock.shutdown(how)
+        except OSError:
+            pass
+def serve(listener):
+    while True:
+        client, _ = listener.accept()
+        upstream = socket.socket(socket.AF_UNIX)
+        try:
+            upstream.connect(sys.argv[1])
+        except OSError:
+            client.close(); upstream.close(); continue
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=pipe, args=(a, b), daemon=True).start()
+listener = socket.create_server(("127.0.0.1", 0))
+proxy = "http://127.0.0.1:%d" % listener.getsockname()[1]
+threading.Thread(target=serve, args=(listener,), daemon=True).start()
+names = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+sys.exit(subprocess.call([sys.executable, "-I", sys.argv[2]], env={**os.environ, **dict.fromkeys(names, proxy)}))
+"""
+"""The one way out of a sandbox given a proxy: a relay on the sandbox's own loopback to the proxy's unix socket,
+started before the workflow, which gets it as HTTP(S)_PROXY (its network namespace has no other interface)."""
 
 
 class Unsandboxed(Reason):
@@ -101,8 +134,10 @@ def run(recipe: Recipe, script: Path, at: datetime, *, timeout: float = TIMEOUT)
     return finish(recipe, [[lines[-1]]])
 
 
-def execute(script: Path, env: dict[str, str], *, timeout: float, bwrap: Path | None = None) -> Ran:
-    """Run `script` in the sandbox with exactly `env`; SandboxUnavailable when bubblewrap cannot build it."""
+def execute(script: Path, env: dict[str, str], *, timeout: float, bwrap: Path | None = None,
+            proxy: Path | None = None) -> Ran:
+    """Run `script` in the sandbox with exactly `env`; SandboxUnavailable when bubblewrap cannot build it. With
+    `proxy` (the unix socket of a spiders.proxy.PolicyProxy), its one way out is through that proxy."""
     bwrap = bwrap or bwrap_path()
     if not os.access(bwrap, os.X_OK):
         raise SandboxUnavailable(f"no bubblewrap at {bwrap} (install Debian's bubblewrap, or set {BWRAP_ENV}); "
@@ -111,9 +146,12 @@ def execute(script: Path, env: dict[str, str], *, timeout: float, bwrap: Path | 
     # Output goes to unnamed files, not pipes: nothing the workflow starts can hold the resolver's reading open.
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, os.fdopen(read, "rb") as status:
         try:
-            proc = subprocess.Popen([str(bwrap), *sandbox_args(script, status_fd=write), sys.executable, "-I",
-                                     f"{SCRIPT_AT}/{script.name}"], env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, pass_fds=(write,), start_new_session=True)
+            inside = f"{SCRIPT_AT}/{script.name}"
+            command = [sys.executable, "-I", inside] if proxy is None else [
+                sys.executable, "-I", "-c", _RELAY, PROXY_AT, inside]
+            proc = subprocess.Popen([str(bwrap), *sandbox_args(script, status_fd=write, proxy=proxy), *command],
+                                    env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, pass_fds=(write,),
+                                    start_new_session=True)
         finally:
             os.close(write)
         try:
@@ -135,7 +173,7 @@ def execute(script: Path, env: dict[str, str], *, timeout: float, bwrap: Path | 
     return Ran(returncode, printed, errors)
 
 
-def sandbox_args(script: Path, *, status_fd: int) -> list[str]:
+def sandbox_args(script: Path, *, status_fd: int, proxy: Path | None = None) -> list[str]:
     """bubblewrap's options: what the sandbox holds, nothing more."""
     args = ["--unshare-all", "--unshare-user", "--disable-userns", "--uid", "1000", "--gid", "1000",
             "--cap-drop", "ALL", "--die-with-parent", "--new-session",
@@ -153,6 +191,7 @@ def sandbox_args(script: Path, *, status_fd: int) -> list[str]:
         args += ["--ro-bind-try", folder, folder]
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(HOME_SIZE), "--tmpfs", HOME,
              "--ro-bind", str(Path(script).resolve()), f"{SCRIPT_AT}/{script.name}", "--chdir", HOME,
+             *(["--ro-bind", str(proxy), PROXY_AT] if proxy is not None else []),
              "--remount-ro", "/dev", "--remount-ro", "/"]
     return args
 
