@@ -578,6 +578,27 @@ def _release_folder(release: str) -> tuple[Path, str, str | None]:
     return folder, release, folder.name
 
 
+@export_app.command("lm-eval")
+def export_lm_eval(
+    release: Annotated[str, typer.Argument(metavar="RELEASE", help="a release folder, or ORG/NAME[@TAG] on the Hub")],
+    out: Annotated[Path, typer.Option(help="folder for the task YAMLs and utils.py (lm_eval --include_path)")],
+    split: Annotated[str, typer.Option(help="the split the tasks score")] = "test",
+) -> None:
+    """lm-evaluation-harness tasks, one per config (timelyqa_<config>): this release's prompt and grader."""
+    from timelyqa.evaluate import release_configs
+    from timelyqa.harness import write_tasks
+
+    with _one_line_errors():
+        _check_paths(out=out)
+        folder, name, revision = _release_folder(release)
+        configs = release_configs(folder)
+        where = str(folder.resolve()) if revision is None else name.partition("@")[0]
+        tasks = write_tasks(configs, where, out, split=split, revision=revision)
+    typer.echo(f"{len(tasks)} lm-eval tasks in {out}: {', '.join(tasks)}; run them with")
+    typer.echo(f"lm_eval --include_path {out} --tasks {tasks[0]} --model local-chat-completions "
+               "--model_args model=NAME,base_url=http://HOST/v1/chat/completions --apply_chat_template")
+
+
 def load_line(release_dir: Path, config: str = "default") -> str:
     return (f'python -c "import datasets; print(datasets.load_dataset(\'{release_dir}\', \'{config}\', '
             f'split=\'test\'))"')
