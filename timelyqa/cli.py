@@ -525,6 +525,8 @@ def evaluate(
                                                      "(LiveNewsBench's prompt; else TIMELYQA_JUDGE_LLM_MODEL)")] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="the judge's endpoint (else "
                                                         "TIMELYQA_JUDGE_LLM_BASE_URL)")] = None,
+    var: Annotated[list[str] | None, typer.Option(help="NAME=VALUE for the live questions' recipes (e.g. "
+                                                  "site=https://...); repeat for several")] = None,
 ) -> None:
     """Score a model on a release: each question asked (or read from --predictions), graded by the release's grader,
     reported by config, source, level and event month."""
@@ -533,6 +535,9 @@ def evaluate(
     with _one_line_errors():
         _check_paths(out=out)
         cutoff = _day(after, "--after") if after else None
+        from timelyqa.livecli import variables as parse_variables
+
+        names = parse_variables(var)
         folder, name, revision = _release_folder(release)
         llm = None
         if predictions is None:
@@ -553,7 +558,8 @@ def evaluate(
             judge.preflight()
         try:
             done = scoring.evaluate(folder, out, predictions=predictions, llm=llm, configs=config, split=split,
-                                    after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge)
+                                    after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge,
+                                    variables=names)
         finally:
             for client in (llm, judge):
                 if client is not None:
