@@ -209,3 +209,11 @@ def test_a_judge_grades_only_names_and_text_the_grader_did_not_accept(release: P
                                                                                                       None)
     assert len(shown) == 1 and "Gold target: Ravi Menon" in shown[0] and "Northwind's chief is Ravi Menon" in shown[0]
     assert "judged by livenewsbench/grader" in (tmp_path / "eval" / "report.md").read_text()
+
+
+def test_the_card_shows_how_to_score_a_model_on_this_release(release: Path) -> None:  # noqa: F811
+    card = (release / "README.md").read_text()
+    version = json.loads((release / "manifest.json").read_text())["version"]
+    section = card.split("## Scoring a model", 1)[1].split("\n## ", 1)[0]
+    assert f"timelyqa eval ORG/NAME@{version} --model NAME" in section
+    assert f"timelyqa export lm-eval ORG/NAME@{version}" in section and "unscorable, never wrong" in section
