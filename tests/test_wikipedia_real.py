@@ -100,6 +100,8 @@ def test_a_party_in_parentheses_is_an_alias_and_several_holders_are_a_list(relea
     ("Alsea (company)", {"name": "Alsea, S.A.B. de C.V."}, "Alsea"),
     # A disambiguator the box does not drop stays: nothing says "Mercury" alone names the page.
     ("Mercury (planet)", {}, "Mercury (planet)"),
+    # A disambiguator that is a name tells two subjects apart: it stays, whatever the box calls the subject.
+    ("Athens (Georgia)", {"name": "Athens"}, "Athens (Georgia)"),
     # A title that has its article already, and a linking name that is more than the title, are left as they are.
     ("The Gambia", {"linking_name": "the Gambia"}, "The Gambia"),
     ("Valmora", {"linking_name": "the Valmora region"}, "Valmora"),

@@ -149,13 +149,16 @@ def paired_question(title: str, key: str, infobox: Mapping[str, str], answer_typ
 
 def subject(title: str, infobox: Mapping[str, str]) -> str:
     """The page's subject as a question names it: the box's linking_name when it is the title with its article ('the
-    United Kingdom': 'of United Kingdom' is no English), the title without its disambiguator when the box's own name
-    begins with it ('Alsea' for 'Alsea (company)', whose box names 'Alsea, S.A.B. de C.V.'), else the title."""
-    bare = re.sub(r"\s*\([^)]*\)\s*$", "", title).strip() or title
+    United Kingdom': 'of United Kingdom' is no English), the title without a disambiguator that only says what kind
+    of thing it is when the box's own name begins with it ('Alsea' for 'Alsea (company)', whose box names 'Alsea,
+    S.A.B. de C.V.'), else the title: a disambiguator that is a name ('Athens (Georgia)') tells two subjects apart."""
+    match = re.fullmatch(r"(?P<bare>.+?)\s*\((?P<kind>[^)]*)\)\s*", title)
+    bare = match["bare"] if match else title
     linking = " ".join(str(infobox.get("linking_name") or "").split())
     if linking.casefold() == f"the {bare}".casefold():
         return linking
-    if bare != title and any(str(infobox.get(k) or "").strip().startswith(bare) for k in NAME_KEYS):
+    kind_only = match is not None and match["kind"][:1].islower()
+    if kind_only and any(str(infobox.get(k) or "").strip().startswith(bare) for k in NAME_KEYS):
         return bare
     return title
 
