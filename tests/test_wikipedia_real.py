@@ -8,6 +8,7 @@ why. `V4` is what wikipedia_infobox_template_v4 wrote for the same change (main 
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,10 +49,14 @@ REVIEW = {
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, dict[str, Any]], dict[str, Any]]:
+    """Every question the template wrote, released or sent back by the gate (with its reason), and the manifest."""
     out = tmp_path_factory.mktemp("real")
     manifest = run(REAL, out, WINDOW).model_dump(mode="json")
-    rows = pl.read_parquet(out / "questions.parquet").iter_rows(named=True)
-    return {r["page_title"]: r for r in rows}, manifest
+    rows = {r["page_title"]: {**r, "gate": None} for r in pl.read_parquet(out / "questions.parquet").to_dicts()}
+    for held in pl.read_parquet(out / "rejected.parquet").filter(pl.col("stage") == "quality").to_dicts():
+        item = json.loads(held["item"]) if isinstance(held["item"], str) else held["item"]
+        rows[item["page"]] = {**item, "infobox_key": item["key"], "gate": held["reason"]}
+    return rows, manifest
 
 
 def test_the_fixture_says_where_each_page_came_from() -> None:
@@ -69,8 +74,13 @@ def test_each_real_change_gives_the_question_the_review_expects(released: Any) -
     for title, (key, question, answer, *_rest) in REVIEW.items():
         row = rows[title]
         assert (row["infobox_key"], row["question"], row["answer"]) == (key, question, answer), title
-        assert row["generator"] == GENERATOR == "wikipedia_infobox_template_v5"
-    assert manifest["counts"]["questions_gated"] == manifest["counts"]["questions_written"] == len(REVIEW)
+        assert row.get("generator", GENERATOR) == GENERATOR == "wikipedia_infobox_template_v5"
+    # What the reviewer sends back the gate sends back, with its reason; the rest ships.
+    shipped = [t for t, review in REVIEW.items() if review[3] == "ship"]
+    assert {t: r["gate"] for t, r in rows.items()} == {t: (None if t in shipped else "answer_is_series")
+                                                       for t in REVIEW}
+    assert manifest["counts"]["questions_gated"] == len(shipped)
+    assert manifest["counts"]["questions_written"] == len(REVIEW)
 
 
 def test_every_shipped_question_passes_the_gate_and_differs_from_a_sent_back_v4(released: Any) -> None:
@@ -118,3 +128,16 @@ def test_a_question_names_the_subject_as_english_does(title: str, box: dict[str,
 ])
 def test_an_office_several_hold_is_asked_who_are(box: dict[str, str], answer_type: str, question: str) -> None:
     assert template_question("Andorra", "leader_name1", box, answer_type) == question
+
+
+@pytest.mark.parametrize(("answer", "sent_back"), [
+    ("US$ 1,714 million (2014), US$ 1,230 million (2013)", True),  # Alsea's revenue, as its box gives it
+    ("US$ 1,714 million (2014)", False),  # one dated figure says which it is
+    ("Dan Plato (DA)", False),
+    ("51,200 (2019), 49,000 (Dec. 2012)", True),
+])
+def test_a_series_of_dated_figures_is_sent_back(answer: str, sent_back: bool) -> None:
+    from timelyqa.wikipedia.gate import InfoboxGateReject, answer_is_series  # noqa: PLC0415
+
+    row = {"question": "What is the revenue of Alsea?", "answer": answer}
+    assert answer_is_series(row) == (InfoboxGateReject.ANSWER_IS_SERIES if sent_back else None)
