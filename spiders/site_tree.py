@@ -60,7 +60,6 @@ class SiteTreeSpider(Spider):
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
         self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
-        rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load, too
 
     async def start(self) -> Any:
         self._replay(Path(self.out) / JOURNAL)
@@ -189,10 +188,7 @@ class SiteTreeSpider(Spider):
         meta: dict[str, Any] = {"key": url, "handle_httpstatus_list": ERROR_STATUSES,
                                 "download_timeout": self.page_timeout}
         if self.render == "always":
-            from scrapy_playwright.page import PageMethod  # noqa: PLC0415
-
-            meta |= {"playwright": True, "playwright_page_methods": [
-                PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
+            meta |= browser_meta()
         # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
         # keeps every page to one first request).
         return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta,
