@@ -12,7 +12,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import NotConfigured
 from scrapy.http import TextResponse
 
-from spiders.proxy import PolicyProxy, RobotsRules
+from spiders.proxy import REFUSAL_HEADER, PolicyProxy, RobotsRules
 from spiders.render import SETTLE_MS, proxy_args
 
 
@@ -36,6 +36,13 @@ def served_as_is(request: Request) -> TextResponse:
     when the browser cannot give the page."""
     return TextResponse(request.url, body=request.meta["static_html"].encode(), encoding="utf-8",
                         status=request.meta["static_status"], request=request)
+
+
+def policy_refusal(response: Any) -> str | None:
+    """Why the policy proxy refused the page Chromium was sent to (its navigation redirected off the guard), or None
+    for a page a host answered. A host that sends the header itself only spoils its own page."""
+    value = response.headers.get(REFUSAL_HEADER)
+    return value.decode("latin-1") if value else None
 
 
 class BrowserPolicy:

@@ -25,7 +25,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
-from spiders.browser import browser_meta, served_as_is
+from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
 from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
@@ -138,6 +138,16 @@ class NewsSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(meta.get("playwright"))
+        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the list
+            if "static_html" in meta:  # the page as served stands, as when Chromium fails
+                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
+                static = served_as_is(response.request)  # type: ignore[arg-type]
+                yield self._page(static, meta["static_html"], rendered=False)
+                return
+            self.crawler.stats.inc_value(f"links/{ArticleReject.REDIRECT_NOT_ALLOWED}")
+            yield _item(meta["key"], self.cites[meta["key"]][0]["url"], final_url=response.url,
+                        error=ArticleReject.REDIRECT_NOT_ALLOWED, detail=f"redirected to {response.url} ({refused})")
+            return
         if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
             if (needed := rendering.render_reason(html)) is not None:
                 self.crawler.stats.inc_value(f"render/{needed}")

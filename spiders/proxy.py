@@ -25,6 +25,9 @@ HEAD_LIMIT = 64 * 1024
 TIMEOUT = 30.0
 """Seconds to wait for a client's request head, an upstream's answer, or a connection."""
 ROBOTS_LIMIT = 512 * 1024
+REFUSED_KEPT = 1000
+REFUSAL_HEADER = "X-Policy-Refusal"
+"""The header of the proxy's 403 that names its reason: a crawl tells the proxy's refusal from a host's answer."""
 _HOP = frozenset({"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te",
                   "trailer", "upgrade"})
 """Headers about one connection, not the request: never forwarded as they came."""
@@ -41,7 +44,7 @@ class _Reply(Exception):
 class Refused(Exception):
     def __init__(self, reason: Refusal | str, url: str) -> None:
         super().__init__(f"{reason}: {url}")
-        self.reason = str(reason)
+        self.reason, self.target = str(reason), url
 
 
 class RobotsRules:
@@ -79,6 +82,7 @@ class PolicyProxy:
                  on_refusal: Callable[[str], None] | None = None) -> None:
         self.guard, self.robots, self.unix_path, self.on_refusal = guard, robots, unix_path, on_refusal
         self.refusals: collections.Counter[str] = collections.Counter()
+        self.refused: list[tuple[str, str]] = []  # (reason, URL or host:port), the first REFUSED_KEPT of them
         self.connections: collections.Counter[str] = collections.Counter()  # host:port -> connections made
         self._lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
@@ -130,9 +134,11 @@ class PolicyProxy:
         if self.unix_path is not None:
             self._servers.append(await asyncio.start_unix_server(self._serve, self.unix_path, limit=HEAD_LIMIT))
 
-    def _refused(self, reason: str) -> None:
+    def _refused(self, reason: str, target: str) -> None:
         with self._lock:
             self.refusals[reason] += 1
+            if len(self.refused) < REFUSED_KEPT:
+                self.refused.append((reason, target))
         if self.on_refusal is not None:
             self.on_refusal(reason)
 
@@ -154,9 +160,9 @@ class PolicyProxy:
                 else:
                     upstream = await self._forward(method, target, headers, reader, writer)
             except Refused as refused:
-                self._refused(refused.reason)
+                self._refused(refused.reason, refused.target)
                 writer.write(_answer(403, "Forbidden", f"refused by the crawl's policy: {refused}\n",
-                                     {"X-Policy-Refusal": refused.reason}))
+                                     {REFUSAL_HEADER: refused.reason}))
             except _Reply as reply:
                 writer.write(reply.answer)
             except (OSError, asyncio.TimeoutError) as exc:
@@ -169,14 +175,17 @@ class PolicyProxy:
                     with contextlib.suppress(OSError, RuntimeError):
                         w.close()
 
-    async def _connect(self, url: str, host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        """The one connection to `host`:`port` this request gets: the name resolved once, every address checked,
-        then that address connected to (no second lookup a name could answer differently)."""
-        where = f"{host.lower()}:{port}"
+    async def _addresses(self, url: str, host: str, port: int) -> list[str]:
+        """`host`'s addresses, resolved once here and checked: a private one refuses the request unless the operator
+        named the host. Only these addresses are connected to (no second lookup a name could answer differently)."""
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
         addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
-        if not self.guard.may_be_private(where) and any(is_private_ip(a) for a in addresses):
+        if not self.guard.may_be_private(f"{host.lower()}:{port}") and any(is_private_ip(a) for a in addresses):
             raise Refused(Refusal.PRIVATE_ADDRESS, url)
+        return addresses
+
+    async def _connect(self, host: str, port: int, addresses: list[str]
+                       ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         error: OSError | None = None
         for address in addresses:
             try:
@@ -185,7 +194,7 @@ class PolicyProxy:
                 error = exc
                 continue
             with self._lock:
-                self.connections[where] += 1
+                self.connections[f"{host.lower()}:{port}"] += 1
             return opened
         raise error or OSError(f"{host}: no address")
 
@@ -197,7 +206,8 @@ class PolicyProxy:
         url = f"https://{target}/"  # the guard knows hosts by host:port; a tunnel's path is the host's business
         if (reason := self.guard.refusal(url, resolve=False)) is not None:
             raise Refused(reason, url)
-        up_reader, up_writer = await self._connect(url, parts.hostname, parts.port)
+        addresses = await self._addresses(url, parts.hostname, parts.port)
+        up_reader, up_writer = await self._connect(parts.hostname, parts.port, addresses)
         writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
         await _pipe(reader, writer, up_reader, up_writer)
         return up_writer
@@ -210,8 +220,9 @@ class PolicyProxy:
         if (reason := self.guard.refusal(target, resolve=False)) is not None:
             raise Refused(reason, target)
         host, port = parts.hostname, parts.port or 80
+        addresses = await self._addresses(target, host, port)
         if self.robots is not None and parts.path != "/robots.txt":
-            fetch = lambda: self._robots_txt(target, host, port, self.robots.user_agent)  # noqa: E731
+            fetch = lambda: self._robots_txt(target, host, port, addresses, self.robots.user_agent)  # noqa: E731
             if not await self.robots.allowed(target, fetch):
                 raise Refused(Refusal.ROBOTS_DISALLOWED, target)
         named = {k.lower(): v for k, v in headers}
@@ -222,7 +233,7 @@ class PolicyProxy:
         upgrade = "upgrade" in named.get("connection", "").lower() and "upgrade" in named
         kept = [(k, v) for k, v in headers if k.lower() not in _HOP]
         kept += [("Connection", "Upgrade"), ("Upgrade", named["upgrade"])] if upgrade else [("Connection", "close")]
-        up_reader, up_writer = await self._connect(target, host, port)
+        up_reader, up_writer = await self._connect(host, port, addresses)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
         up_writer.write(_head(f"{method} {path} HTTP/1.1", kept) + body)
         answer = await asyncio.wait_for(up_reader.readuntil(b"\r\n\r\n"), TIMEOUT)
@@ -234,11 +245,12 @@ class PolicyProxy:
         await _pipe(reader, writer, up_reader, up_writer, both_ways=switching)
         return up_writer
 
-    async def _robots_txt(self, url: str, host: str, port: int, user_agent: str) -> bytes | None:
-        """The body of the host's robots.txt if it answers 200, through the same address check as any request."""
+    async def _robots_txt(self, url: str, host: str, port: int, addresses: list[str], user_agent: str
+                          ) -> bytes | None:
+        """The body of the host's robots.txt if it answers 200, from the addresses the request's check passed."""
         where = urlsplit(url).netloc
         try:
-            up_reader, up_writer = await self._connect(f"http://{where}/robots.txt", host, port)
+            up_reader, up_writer = await self._connect(host, port, addresses)
         except (OSError, asyncio.TimeoutError):
             return None
         try:

@@ -22,7 +22,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
-from spiders.browser import browser_meta, served_as_is
+from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
@@ -92,6 +92,15 @@ class SiteTreeSpider(Spider):
             self.alias.setdefault(final, key)
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(response.meta.get("playwright"))
+        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
+            if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
+                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
+                yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
+                                      key, response.meta["static_html"], rendered=False,
+                                      reason=f"render_failed_redirect_{refused}")
+            else:
+                yield self._unfetched(key, response.url, f"redirect_{refused}")
+            return
         reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
         if html is not None and not rendered and self.render == "auto" and response.status < 400:
             needed = rendering.render_reason(html)
@@ -149,12 +158,15 @@ class SiteTreeSpider(Spider):
                 return  # never requested (robots.txt, the guard): not a page
             if reason != "redirect_limit":  # the page answered with a redirect to where the crawl may not go
                 reason = f"redirect_{reason}"
+        yield self._unfetched(key, request.url, reason)
+
+    def _unfetched(self, key: str, final_url: str, reason: str) -> dict[str, Any]:
         self.crawler.stats.inc_value(f"pages/error/{reason}")
         self.links[key] = []
         self.fetched.add(key)
-        yield {"url": key, "final_url": request.url, "status": None,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
-               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
+        return {"url": key, "final_url": final_url, "status": None,
+                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+                "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""
