@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import re
 import socket
 import threading
 from collections.abc import Awaitable, Callable
@@ -26,6 +27,7 @@ TIMEOUT = 30.0
 """Seconds to wait for a client's request head, an upstream's answer, or a connection."""
 ROBOTS_LIMIT = 512 * 1024
 REFUSED_KEPT = 1000
+_AUTHORITY = re.compile(r"[A-Za-z0-9.-]+:[0-9]{1,5}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5}")
 REFUSAL_HEADER = "X-Policy-Refusal"
 """The header of the proxy's 403 that names its reason: a crawl tells the proxy's refusal from a host's answer."""
 _HOP = frozenset({"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te",
@@ -125,6 +127,10 @@ class PolicyProxy:
         finally:
             for server in self._servers:
                 server.close()
+            open_ones = asyncio.all_tasks(self._loop)  # tunnels still open: cancelled, so none outlives the proxy
+            for task in open_ones:
+                task.cancel()
+            self._loop.run_until_complete(asyncio.gather(*open_ones, return_exceptions=True))
             self._loop.close()
 
     async def _listen(self) -> None:
@@ -200,6 +206,8 @@ class PolicyProxy:
 
     async def _tunnel(self, target: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                       ) -> asyncio.StreamWriter:
+        if not _AUTHORITY.fullmatch(target):
+            raise Refused(Refusal.NOT_HTTP, target)  # host:port and nothing else (no user, no path)
         parts = urlsplit(f"//{target}")
         if not parts.hostname or not parts.port:
             raise Refused(Refusal.NOT_HTTP, target)
@@ -231,7 +239,8 @@ class PolicyProxy:
         length = int(named.get("content-length") or 0)
         body = await asyncio.wait_for(reader.readexactly(length), TIMEOUT) if length else b""
         upgrade = "upgrade" in named.get("connection", "").lower() and "upgrade" in named
-        kept = [(k, v) for k, v in headers if k.lower() not in _HOP]
+        kept = [("Host", parts.netloc.rpartition("@")[2])]  # the host checked, whatever Host the client wrote
+        kept += [(k, v) for k, v in headers if k.lower() not in _HOP and k.lower() != "host"]
         kept += [("Connection", "Upgrade"), ("Upgrade", named["upgrade"])] if upgrade else [("Connection", "close")]
         up_reader, up_writer = await self._connect(host, port, addresses)
         path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")

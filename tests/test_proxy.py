@@ -6,6 +6,7 @@ next may not ride on a checked one), and the unix socket serves the same policy.
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 
 import httpx
@@ -119,3 +120,39 @@ def test_the_unix_socket_serves_the_same_policy(origin: SiteServer, tmp_path: Pa
         refused = ask(proxy, get(witness.host, "/"), unix=path)
     assert allowed[0] == 200 and refused[0] == 403 and witness.connections == 0
     assert proxy.refusals == {"off_site": 1}
+
+
+def _upgrading_server() -> tuple[socket.socket, threading.Thread]:
+    """A server on 127.0.0.1 that answers one request with 101 Switching Protocols, then echoes what it gets."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += conn.recv(4096)
+            conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+            while data := conn.recv(4096):
+                conn.sendall(data)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return server, thread
+
+
+def test_a_websocket_upgrade_by_absolute_url_is_checked_then_passes_both_ways() -> None:
+    server, _ = _upgrading_server()
+    host = f"127.0.0.1:{server.getsockname()[1]}"
+    upgrade = "GET http://{h}/ws HTTP/1.1\r\nHost: {h}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+    with server, Witness() as witness, PolicyProxy(HostGuard.of([f"http://{host}/"])) as proxy:
+        refused = ask(proxy, upgrade.format(h=witness.host))
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as s:
+            s.sendall(upgrade.format(h=host).encode())
+            head = s.recv(4096)
+            s.sendall(b"ping")
+            echoed = s.recv(4096)
+    assert refused[0] == 403 and witness.connections == 0 and proxy.refusals == {"off_site": 1}
+    assert head.startswith(b"HTTP/1.1 101") and b"Connection: Upgrade" in head and echoed == b"ping"
