@@ -217,3 +217,33 @@ def test_the_card_shows_how_to_score_a_model_on_this_release(release: Path) -> N
     section = card.split("## Scoring a model", 1)[1].split("\n## ", 1)[0]
     assert f"timelyqa eval ORG/NAME@{version} --model NAME" in section
     assert f"timelyqa export lm-eval ORG/NAME@{version}" in section and "unscorable, never wrong" in section
+
+
+@pytest.mark.slow  # SmolLM2 served by llama.cpp (tests/smollm2.py): the real small model, end to end
+@pytest.mark.timeout(600)
+def test_a_real_model_is_scored_end_to_end_and_a_rerun_replays_its_cached_replies(release: Path,  # noqa: F811
+                                                                                  tmp_path: Path) -> None:
+    """The small model knows nothing of the invented world: the test asserts what holds for any model (every
+    fixed row asked once and given a verdict by the grader, the report's accuracy the results', a rerun served by
+    the reply cache giving the same bytes), not what it knows."""
+    from tests.smollm2 import ALIAS, serve  # noqa: PLC0415
+
+    out = tmp_path / "eval"
+    command = ["eval", str(release), "--base-url", "", "--model", ALIAS, "--split", "train", "--at", CLOCK,
+               "--out", str(out)]
+    with serve() as root:
+        command[3] = root
+        first = CliRunner().invoke(app, command)
+        assert first.exit_code == 0, first.output
+        once = (out / "results.parquet").read_bytes()
+        again = CliRunner().invoke(app, command)
+    assert again.exit_code == 0, again.output
+    assert (out / "results.parquet").read_bytes() == once
+    results = pl.read_parquet(out / "results.parquet")
+    fixed = results.filter(pl.col("verdict") != Verdict.UNSCORABLE)
+    assert fixed.height == 8 and set(fixed["verdict"]) <= {Verdict.CORRECT, Verdict.WRONG, Verdict.NO_ANSWER}
+    assert all(p is not None for p in fixed["prediction"])
+    right = int(fixed["score"].sum())
+    assert f"| all | {right / fixed.height:.1%} |" in (out / "report.md").read_text()
+    cache = list((out / "llm-cache").rglob("*"))
+    assert cache, "the replies were not cached"
