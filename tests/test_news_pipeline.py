@@ -259,8 +259,10 @@ def test_every_answer_is_stated_in_its_article_and_the_evidence_names_it(world: 
     questions = frame(world["out"], "questions")
     articles = {r["url"]: r for r in frame(world["out"], "articles").iter_rows(named=True)}
     events = {r["event_id"]: r for r in frame(world["out"], "events").iter_rows(named=True)}
-    assert questions.height == world["manifest"].counts["questions"] == 8, "one question an event with an article"
-    assert questions["event_id"].n_unique() == 8
+    # one question an event with an article, but for the two (the landslide, Korvath's job cuts) whose articles state
+    # nothing the summary does not and whose headline gives the summary's answer away ("... 17 hurt", "cut 900 jobs")
+    assert questions.height == world["manifest"].counts["questions"] == 6
+    assert questions["event_id"].n_unique() == 6 and world["manifest"].rejects["answer_in_columns"] >= 2
     for row in questions.iter_rows(named=True):
         article = articles[row["article_url"]]
         assert sub_match(article["text"], row["answer"]), (row["question"], row["answer"])
@@ -308,7 +310,7 @@ def test_the_release_splits_events_by_date_and_ships_no_article_text(world: dict
     manifest = build_release([world["out"]], release, created=CREATED)
     assert set(manifest["configs"]["news"]["splits"]) == {"train", "validation", "test"}
     by_split = {split: load(str(release), "news", split=split) for split in ("train", "validation", "test")}
-    assert sum(d.num_rows for d in by_split.values()) == 8
+    assert sum(d.num_rows for d in by_split.values()) == 6
     for loaded in by_split.values():
         assert "text" not in loaded.column_names and "article_text" not in loaded.column_names
         assert {"question", "answer", "article_url", "event_id", "event_date"} <= set(loaded.column_names)
