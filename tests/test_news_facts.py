@@ -26,7 +26,20 @@ from timelyqa.quality import judge
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "fixtures" / "news" / "benchmark_events.json"
-BENCHMARK = Path(os.environ.get("TIMELYQA_EXTRACTION_BENCHMARK") or ROOT.parent / "shared" / "extraction-benchmark")
+
+
+def _checkout() -> Path:
+    """The project's main checkout: this one, or the one a git worktree (`.git` a file naming its gitdir) hangs on."""
+    marker = ROOT / ".git"
+    if marker.is_file() and (line := marker.read_text(encoding="utf-8").strip()).startswith("gitdir: "):
+        gitdir = Path(line.removeprefix("gitdir: "))
+        if gitdir.parent.name == "worktrees":
+            return gitdir.parents[2]
+    return ROOT
+
+
+BENCHMARK = Path(os.environ.get("TIMELYQA_EXTRACTION_BENCHMARK") or
+                 _checkout().parent / "shared" / "extraction-benchmark")
 """The benchmark stays out of the repository (its bodies are the outlets' text): CI clones the project beside
 `shared/`; elsewhere TIMELYQA_EXTRACTION_BENCHMARK names the folder."""
 
