@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs sandbox demo serve test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -33,7 +33,7 @@ $(VENV)/.synced: pyproject.toml uv.lock
 setup-test: $(VENV)/.synced-test
 
 $(VENV)/.synced-test: $(VENV)/.synced
-	$(SYNC) --group llm-server --offline 2>/dev/null || $(SYNC) --group llm-server
+	$(SYNC) --group llm-server --group lm-eval --offline 2>/dev/null || $(SYNC) --group llm-server --group lm-eval
 	touch $@
 
 demo: setup browser
@@ -59,13 +59,19 @@ pydocs:
 	test -f /usr/share/doc/python3.11/html/index.html \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-doc)
 
-test: setup-test model browser pydocs
+# Debian's bubblewrap, the sandbox trusted workflows run in (`live resolve --allow-workflows` runs none without it;
+# its tests run real ones), once per machine. TIMELYQA_BWRAP names another when it is not /usr/bin/bwrap or on PATH.
+sandbox:
+	command -v bwrap >/dev/null || test -x "$${TIMELYQA_BWRAP:-/usr/bin/bwrap}" \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap)
+
+test: setup-test model browser pydocs sandbox
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
 # the installed command, whole pipelines through Oxigraph), in under a minute; needs neither llama.cpp nor the model.
 # Both cores (pytest-xdist): the fast tests wait on servers and sleeps as much as they compute.
-check: setup
+check: setup sandbox
 	$(VENV)/bin/pytest -m "not slow" -q -n 2
 
 bench: setup

@@ -331,6 +331,27 @@ def _training_section() -> list[str]:
     ]
 
 
+def _scoring_section(manifest: dict[str, Any]) -> list[str]:
+    version = manifest["version"]
+    repo = manifest.get("repo_id") or "ORG/NAME"
+    return [
+        "## Scoring a model", "",
+        "`timelyqa eval` asks each test question with the training prompt (or reads a file of predictions), grades "
+        "it with the grader above, resolves the live questions' recipes at the evaluation clock, and writes every "
+        "row's prediction and verdict (`results.parquet`) and a report of accuracy by config, source, level and "
+        "event month with 95% intervals, and around a model's training cutoff (`report.md`). A live question "
+        "whose recipe fails is reported unscorable, never wrong.", "",
+        "```",
+        f"timelyqa eval {repo}@{version} --model NAME --base-url http://127.0.0.1:8080/v1 --after 2026-01-01 "
+        "--out eval/",
+        f"timelyqa eval {repo}@{version} --predictions answers.jsonl --out eval/   "
+        '# {"id": ..., "answer": ...} per line',
+        f"timelyqa export lm-eval {repo}@{version} --out tasks/   # lm_eval --include_path tasks/ "
+        "--tasks timelyqa_default ...",
+        "```", "",
+    ]
+
+
 def render_card(manifest: dict[str, Any]) -> str:
     """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
     names = sorted(manifest["sources"])
@@ -356,6 +377,7 @@ def render_card(manifest: dict[str, Any]) -> str:
         *_changes_section(manifest),
         *_answers_section(manifest),
         *_training_section(),
+        *_scoring_section(manifest),
         "## Licence", "", f"Per source: {licences}.", "",
     ]
     front = yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True, default_flow_style=False)

@@ -308,13 +308,13 @@ OUTLETS_YAML = """\
 # Rumour Mill (127.0.0.5) is cited by the portal and is not on the list, so it is never asked.
 outlets:
   - name: Valmora Herald
-    domains: [127.0.0.2]
+    domains: ['127.0.0.2:47312']
     render: never
   - name: Port Alder Times
-    domains: [127.0.0.3]
+    domains: ['127.0.0.3:47312']
     render: auto
   - name: Northwind Wire
-    domains: [127.0.0.4]
+    domains: ['127.0.0.4:47312']
     render: never
 """
 

@@ -25,7 +25,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
-from spiders.browser import browser_meta, served_as_is
+from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
 from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
@@ -34,7 +34,7 @@ from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
 from timelyqa.news.extract import extract
 from timelyqa.news.frames import ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED
-from timelyqa.news.outlets import ARCHIVES, Outlets, archived
+from timelyqa.news.outlets import ARCHIVES, Outlets, archived, host_port
 
 STATS = "crawl_stats.json"
 ERROR_STATUSES = list(range(400, 600))
@@ -43,39 +43,44 @@ _NEVER_ASKED = frozenset(r.value for r in Refusal)
 
 
 class _Hosts:
-    """host:port pairs the guard lets ask for robots.txt: any port of an outlet's host, and the archive's."""
+    """host:port pairs the guard lets ask for robots.txt: an outlet's host on its port, and the archive's."""
 
     def __init__(self, outlets: Outlets, archive: str | None) -> None:
         self.outlets, self.archive = outlets, archive
 
     def __contains__(self, where: object) -> bool:
-        return isinstance(where, str) and (where == self.archive or self.outlets.knows_host(where.rsplit(":", 1)[0]))
+        if not isinstance(where, str):
+            return False
+        host, _, port = where.rpartition(":")
+        return where == self.archive or (port.isdigit() and self.outlets.knows(host, int(port)))
 
 
 class OutletGuard:
     """`spider.guard` for spiders.guard.GuardMiddleware: a request (a redirect too) goes only to a page of an allowed
-    outlet, or to the archive's host when archiving. An address that is private is refused unless the operator
-    wrote that very host in the outlets file (a subdomain that resolves to one is not named)."""
+    outlet, on its host and port, or to the archive's host when archiving. An address that is private is refused
+    unless the operator wrote that very host in the outlets file (a subdomain that resolves to one is not named)."""
 
     def __init__(self, outlets: Outlets, archive: str | None) -> None:
         self.outlets = outlets
         self.hosts = _Hosts(outlets, archive)
         self.archive = archive
-        self.named = frozenset(d for o in outlets.outlets for d in o.domains)
+        self.named = frozenset(d.partition(":")[0] for o in outlets.outlets for d in o.domains)
         self._private: dict[str, bool] = {}
 
-    def refusal(self, url: str) -> Refusal | None:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").rstrip(".")
-        if parts.scheme not in ("http", "https") or not host:
+    def may_be_private(self, where: str) -> bool:
+        """True when host:port `where` is the archive, or a host the outlets file names on a port it allows."""
+        return where == self.archive or (where.rpartition(":")[0] in self.named and where in self.hosts)
+
+    def refusal(self, url: str, *, resolve: bool = True) -> Refusal | None:
+        if (at := host_port(url)) is None:
             return Refusal.NOT_HTTP
         if self.archive is not None and netloc(url) == self.archive:
             return None
-        if not self.outlets.knows_host(host):
+        if not self.outlets.knows(*at):
             return Refusal.OFF_SITE
         if self.outlets.match(url) is None:
             return Refusal.PATH_NOT_ALLOWED
-        if host not in self.named and self._is_private(host):
+        if resolve and at[0] not in self.named and self._is_private(at[0]):
             return Refusal.PRIVATE_ADDRESS
         return None
 
@@ -105,9 +110,6 @@ class NewsSpider(JournaledSpider):
             raise ValueError("links on outlets that render need Chromium: pass render=auto (crawl_args does)")
         self.guard = OutletGuard(self.outlets, netloc(self.base) if archive != "none" else None)
         self.fetched: set[str] = set()  # links in the journal (spiders.once.OnceMiddleware reads it)
-        rendering.ALLOWED.update(netloc(k) for k in self.cites if is_crawlable(k))  # what Chromium may load too
-        if self.guard.archive:
-            rendering.ALLOWED.add(self.guard.archive)
 
     async def start(self) -> Any:
         self.replay()
@@ -136,6 +138,16 @@ class NewsSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(meta.get("playwright"))
+        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the list
+            if "static_html" in meta:  # the page as served stands, as when Chromium fails
+                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
+                static = served_as_is(response.request)  # type: ignore[arg-type]
+                yield self._page(static, meta["static_html"], rendered=False)
+                return
+            self.crawler.stats.inc_value(f"links/{ArticleReject.REDIRECT_NOT_ALLOWED}")
+            yield _item(meta["key"], self.cites[meta["key"]][0]["url"], final_url=response.url,
+                        error=ArticleReject.REDIRECT_NOT_ALLOWED, detail=f"redirected to {response.url} ({refused})")
+            return
         if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
             if (needed := rendering.render_reason(html)) is not None:
                 self.crawler.stats.inc_value(f"render/{needed}")

@@ -1,4 +1,5 @@
-"""When a page goes through Chromium, and how: the browser found, the `auto` rule written down, the guard kept.
+"""When a page goes through Chromium, and how: the browser found, the `auto` rule written down, Chromium's network
+confined to the policy proxy (spiders/proxy.py, started by spiders.browser.BrowserPolicy).
 
 The `auto` rule. A page is rendered when its HTML as served has a script and one of these holds, checked in
 this order; the first that holds is the page's `render_reason`:
@@ -23,13 +24,17 @@ from typing import Any
 
 from parsel import Selector
 
-from spiders.urls import netloc
 
 CHROMIUM_ENV = "TIMELYQA_CHROMIUM"
 SYSTEM_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-"""Flags that let Chromium run as root in a container and keep it from calling home (the network is closed)."""
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                 "--force-webrtc-ip-handling-policy=disable_non_proxied_udp"]
+"""Flags that let Chromium run as root in a container and keep it from calling home (the network is closed); no
+QUIC and no WebRTC over UDP, which would not go through the proxy."""
+NO_PROXY_YET = "http://127.0.0.1:1"
+"""Where Chromium's proxy is until the crawl's own policy proxy starts: nothing listens there, so a browser launched
+without the proxy reaches nothing (it fails closed)."""
 SETTLE_MS = 5_000
 """How long a page's scripts may keep the network busy before the page is taken as it stands."""
 
@@ -81,18 +86,26 @@ def playwright_settings(path: str) -> dict[str, Any]:
     return {
         "DOWNLOAD_HANDLERS": {"http": handler, "https": handler},
         "PLAYWRIGHT_BROWSER_TYPE": "chromium",
-        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": path, "headless": True, "args": CHROMIUM_ARGS},
+        "PLAYWRIGHT_LAUNCH_OPTIONS": {"executable_path": path, "headless": True,
+                                      "args": [*CHROMIUM_ARGS, *proxy_args(NO_PROXY_YET)]},
+        "PLAYWRIGHT_CONTEXTS": {"default": {"service_workers": "block"}},  # a page's worker would outlive it
         "PLAYWRIGHT_ABORT_REQUEST": "spiders.render.abort_request",
         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 4,
     }
 
 
+def proxy_args(url: str) -> list[str]:
+    """Chromium's flags that send every request, of every scheme and WebSockets too, through the proxy at `url`.
+    Chromium bypasses a proxy for loopback addresses unless told `<-loopback>`; no other bypass."""
+    return [f"--proxy-server={url}", "--proxy-bypass-list=<-loopback>"]
+
+
 ALLOWED: set[str] = set()
-"""host:port the browser may load from, set by the spider when it starts (one crawl per process)."""
+"""No longer read: Chromium's requests are guarded by the policy proxy, which sees redirects, WebSockets, popups
+and workers that a route of the page never sees. Kept until no spider writes it."""
 _HEAVY = frozenset({"image", "media", "font"})
 
 
 def abort_request(request: Any) -> bool:
-    """Chromium's own requests pass the same guard as Scrapy's: nothing off the allowed hosts, and no images,
-    media or fonts (a page's links and text do not need them)."""
-    return request.resource_type in _HEAVY or netloc(request.url) not in ALLOWED
+    """No images, media or fonts: a page's links and text do not need them. (Not the guard: that is the proxy.)"""
+    return request.resource_type in _HEAVY

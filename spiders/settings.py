@@ -37,7 +37,12 @@ LOG_LEVEL = "INFO"
 WARN_ON_GENERATOR_RETURN_VALUE = False
 
 EXTRACT_WORKERS = 1  # processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own
-DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60}
+# The guard before anything else; its answer check (a name the resolver refused) next to the downloader, before
+# RetryMiddleware (550) takes it for a DNS failure to retry.
+DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60,
+                          "spiders.guard.AnswerMiddleware": 590}
+TWISTED_DNS_RESOLVER = "spiders.guard.GuardedResolver"  # the address checked is the one connected to
+EXTENSIONS = {"spiders.browser.BrowserPolicy": 0}  # Chromium's every connection through the policy proxy
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}
 
 

@@ -22,7 +22,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from spiders import render as rendering
-from spiders.browser import browser_meta, served_as_is
+from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
@@ -60,7 +60,6 @@ class SiteTreeSpider(Spider):
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
         self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
-        rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load, too
 
     async def start(self) -> Any:
         self._replay(Path(self.out) / JOURNAL)
@@ -93,6 +92,15 @@ class SiteTreeSpider(Spider):
             self.alias.setdefault(final, key)
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(response.meta.get("playwright"))
+        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
+            if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
+                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
+                yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
+                                      key, response.meta["static_html"], rendered=False,
+                                      reason=f"render_failed_redirect_{refused}")
+            else:
+                yield self._unfetched(key, response.url, f"redirect_{refused}")
+            return
         reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
         if html is not None and not rendered and self.render == "auto" and response.status < 400:
             needed = rendering.render_reason(html)
@@ -150,12 +158,15 @@ class SiteTreeSpider(Spider):
                 return  # never requested (robots.txt, the guard): not a page
             if reason != "redirect_limit":  # the page answered with a redirect to where the crawl may not go
                 reason = f"redirect_{reason}"
+        yield self._unfetched(key, request.url, reason)
+
+    def _unfetched(self, key: str, final_url: str, reason: str) -> dict[str, Any]:
         self.crawler.stats.inc_value(f"pages/error/{reason}")
         self.links[key] = []
         self.fetched.add(key)
-        yield {"url": key, "final_url": request.url, "status": None,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
-               "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
+        return {"url": key, "final_url": final_url, "status": None,
+                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+                "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""
@@ -189,10 +200,7 @@ class SiteTreeSpider(Spider):
         meta: dict[str, Any] = {"key": url, "handle_httpstatus_list": ERROR_STATUSES,
                                 "download_timeout": self.page_timeout}
         if self.render == "always":
-            from scrapy_playwright.page import PageMethod  # noqa: PLC0415
-
-            meta |= {"playwright": True, "playwright_page_methods": [
-                PageMethod("wait_for_load_state", "networkidle", timeout=rendering.SETTLE_MS)]}
+            meta |= browser_meta()
         # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
         # keeps every page to one first request).
         return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta,

@@ -134,9 +134,9 @@ def _handler(host: NewsHost) -> type[BaseHTTPRequestHandler]:
 
 
 def outlets_yaml(path: Path, outlets: dict[str, tuple[str, str]]) -> Path:
-    """An allow-list file naming each outlet's loopback address: {name: (address, render)}."""
+    """An allow-list file naming each outlet's loopback address and port: {name: ("address:port", render)}."""
     lines = ["outlets:"]
     for name, (address, render) in outlets.items():
-        lines += [f"  - name: {name}", f"    domains: [{address}]", f"    render: {render}"]
+        lines += [f"  - name: {name}", f"    domains: ['{address}']", f"    render: {render}"]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

@@ -268,6 +268,61 @@ def test_every_demo_training_row_grades_its_gold_in_every_other_form_and_a_wrong
     assert {"entity", "number", "quantity", "date", "list"} <= set(graded), graded
 
 
+def test_eval_scores_known_answers_on_the_demo_release_and_resolves_its_live_rows_at_two_clocks(
+        demo: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    """A scripted agent's predictions whose verdicts are known: each fixed test row of `default` gets, in turn, its
+    gold in another form (right), a wrong value, an empty answer or nothing; each live row the answer the official
+    source's own check gave at the clock. Scored at two clocks against the bundled official site, every verdict and
+    the report's accuracy are what the script says."""
+    from timelyqa.localsite import LocalSite
+
+    release = demo[0]
+    default = pl.read_parquet(sorted((release / "default").glob("test-*.parquet"))).to_dicts()
+    live = pl.read_parquet(sorted((release / "official_site").glob("test-*.parquet"))).to_dicts()
+    snapshots = pl.read_parquet(release.parent / "official_site" / "questions.parquet").filter(
+        pl.col("kind") == "snapshot")
+    others = [r["answer"] for r in default]
+    expected: dict[str, str] = {}
+    fixed: list[str] = []
+    for index, row in enumerate(default):
+        gold = {k: row[k] for k in ("answer", "answer_type", "answer_value")}
+        kind = index % 4
+        if kind == 0:
+            fixed.append(json.dumps({"id": row["id"], "answer": answer_forms.right_forms(gold)[-1]}))
+            expected[row["id"]] = "correct"
+        elif kind == 1:
+            fixed.append(json.dumps({"id": row["id"], "answer": answer_forms.wrong_forms(gold, others)[0]}))
+            expected[row["id"]] = "wrong"
+        elif kind == 2:
+            fixed.append(json.dumps({"id": row["id"], "completion": "I cannot say."}))
+            expected[row["id"]] = "wrong"  # a refusal is an answer, and not the right one
+        else:
+            expected[row["id"]] = "no_prediction"
+    clocks = sorted({r["as_of"] for r in snapshots.iter_rows(named=True)})[-2:]
+    assert len(clocks) == 2
+    with LocalSite(DEMO / "official" / "site") as site:
+        for clock in clocks:
+            checked = {r["recipe_id"]: r["answer"] for r in snapshots.iter_rows(named=True) if r["as_of"] == clock}
+            lines = fixed + [json.dumps({"id": r["id"], "answer": checked[r["recipe_id"]]}) for r in live]
+            predictions = tmp_path / f"{clock:%H%M%d}.jsonl"
+            predictions.write_text("\n".join(lines) + "\n")
+            out = tmp_path / f"eval-{clock:%d}"
+            proc = timelyqa("eval", release, "--predictions", predictions, "--at", clock.isoformat(), "--var",
+                            f"site=http://127.0.0.1:{site.port}", "--out", out)
+            assert proc.returncode == 0, proc.stderr
+            results = pl.read_parquet(out / "results.parquet")
+            verdicts = dict(zip(results["id"], results["verdict"], strict=True))
+            assert {i: verdicts[i] for i in expected} == expected
+            resolved = results.filter(pl.col("config") == "official_site")
+            assert resolved.height == len(live) and set(resolved["verdict"]) == {"correct"}, resolved.select(
+                "id", "verdict", "reason")
+            assert all(a == checked[r["recipe_id"]] for a, r in zip(resolved["answer"], live, strict=True))
+            right = sum(v == "correct" for v in expected.values()) + len(live)
+            report = (out / "report.md").read_text()
+            assert f"| all | {right / (len(expected) + len(live)):.1%} |" in report
+            assert f"{len(live)} official_site" not in report and f"clock: {clock.isoformat()}" in report
+
+
 def test_the_readmes_demo_questions_are_in_the_demo_release(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     """The README shows questions of each source "as they are": each one, with its answer and type, is a row of the
     release `make demo` writes, so the README changes when the questions do."""

@@ -51,8 +51,9 @@ def deployments() -> dict[str, dict[str, Any]]:
 def test_prefect_yaml_deploys_real_flows_with_defaults_they_accept() -> None:
     found = deployments()
     assert set(found) == {"wikidata-weekly", "wikipedia-weekly", "site-tree-monthly", "news-daily", "official-daily",
-                          "release-weekly", "publish-release"}
-    by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"}}  # what `--param` must add to a manual run
+                          "release-weekly", "publish-release", "evaluate"}
+    by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"},  # what `--param` must add to a manual run
+               "evaluate": {"model": "some-model", "base_url": "http://127.0.0.1:8080/v1"}}
     for name, deployment in found.items():
         path, func = deployment["entrypoint"].split(":")
         assert not path.endswith(".py"), f"{name}: a file entrypoint puts flows/ first on sys.path (see prefect.yaml)"

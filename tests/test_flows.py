@@ -341,3 +341,39 @@ def test_the_llm_wikipedia_flow_run_twice_calls_no_model_the_second_time(tmp_pat
         "Ana Lima"]
     shown = json.dumps([a.data for a in artifacts_of(first).values()]) + json.dumps(first.result())
     assert key not in shown
+
+
+def test_the_evaluate_flow_scores_predictions_and_publishes_the_report(tmp_path: Path) -> None:
+    """A release (tests/test_export.py's) scored from a file of predictions: the flow returns the accuracy the
+    report gives, and the report and the accuracies are the run's artifacts."""
+    from flows.evaluate import evaluate_flow  # noqa: PLC0415
+    from tests.test_export import FACTS, news_record, wikidata_record, write_source, NEWS, CREATED  # noqa: PLC0415
+    from publish.release import build_release  # noqa: PLC0415
+    from timelyqa.export import read_split  # noqa: PLC0415
+    from timelyqa.record import QARecord, WikidataRecord  # noqa: PLC0415
+
+    sources = [write_source(tmp_path / "wikidata", [wikidata_record(*f) for f in FACTS], WikidataRecord, "wikidata"),
+               write_source(tmp_path / "news", [news_record(*n) for n in NEWS], QARecord, "news")]
+    build_release(sources, tmp_path / "release", created=CREATED)
+    rows = read_split(tmp_path / "release", "default", "train").to_dicts()
+    right = [r for r in rows if r["answer_type"] == "entity"]
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"id": r["id"], "answer": r["answer"]}) + "\n" for r in right))
+    state = evaluate_flow(release=str(tmp_path / "release"), out=str(tmp_path / "eval"),
+                          predictions=str(predictions), split="train", at="2026-06-03T09:00:00+00:00",
+                          return_state=True)
+    result = state.result()
+    assert result["rows"] == len(rows) and result["accuracy"] == len(right) / len(rows)
+    artifacts = artifacts_of(state)
+    assert artifacts["evaluation-report"].data == (tmp_path / "eval" / "report.md").read_text()
+    overall = next(r for r in table(artifacts["evaluation-accuracy"]) if r["group"] == "all")
+    assert (overall["correct"], overall["rows"]) == (len(right), len(rows))
+
+
+def test_the_evaluate_flow_refuses_two_ways_of_answering_before_any_work(tmp_path: Path) -> None:
+    from flows.evaluate import evaluate_flow  # noqa: PLC0415
+
+    state = evaluate_flow(release=str(tmp_path), out=str(tmp_path / "eval"), predictions="p.jsonl", model="m",
+                          return_state=True)
+    assert state.is_failed() and "give one way of answering" in str(exception_of(state))
+    assert not (tmp_path / "eval").exists()

@@ -58,30 +58,35 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict:
     tmp = tmp_path_factory.mktemp("news")
     port = free_port()
     dead_port = free_port("127.0.0.2")  # closed again: nothing answers there
+    other_port = free_port("127.0.0.2")  # the Planet's host on a port the list does not name
     with NewsHost("127.0.0.5", FIXTURES / "elsewhere", port) as elsewhere, \
+            NewsHost("127.0.0.2", FIXTURES / "planet", other_port) as other, \
             NewsHost("127.0.0.2", FIXTURES / "planet", port,
-                     redirects={"/moved.html": f"{elsewhere.url}/2026/05/04/quake-rumours.html"}) as planet, \
+                     redirects={"/moved.html": f"{elsewhere.url}/2026/05/04/quake-rumours.html",
+                                "/ported.html": other.url + QUAKE}) as planet, \
             NewsHost("127.0.0.3", FIXTURES / "script", port) as script, \
             NewsHost("127.0.0.4", FIXTURES / "herald", port) as herald:
-        listed = {"The Daily Planet": ("127.0.0.2", "never"), "Script News": ("127.0.0.3", "always"),
-                  "The Auto Herald": ("127.0.0.4", "auto")}
+        listed = {"The Daily Planet": (f"127.0.0.2:{port}", "never"), "Script News": (f"127.0.0.3:{port}", "always"),
+                  "The Auto Herald": (f"127.0.0.4:{port}", "auto"),
+                  "The Closed Gazette": (f"127.0.0.2:{dead_port}", "never")}
         outlets = outlets_yaml(tmp / "outlets.yaml", listed)
         # the links were planned when the blog was on the list; the crawl's list no longer has it
-        older = outlets_yaml(tmp / "older.yaml", listed | {"Elsewhere Blog": ("127.0.0.5", "never")})
+        older = outlets_yaml(tmp / "older.yaml", listed | {"Elsewhere Blog": (f"127.0.0.5:{port}", "never")})
         p = planet.url
         cited = {
             (DAY, "An earthquake strikes the northern coast."): [
                 p + QUAKE, script.url + STORM, herald.url + STORM, elsewhere.url + "/2026/05/04/quake-rumours.html",
                 p + "/moved.html", p + "/gone.html", f"http://127.0.0.2:{dead_port}/2026/05/04/quake.html",
+                other.url + QUAKE, p + "/ported.html",
                 p + "/2025/01/10/harbour-reopens.html", p + "/sections/", p + "/private/draft-story.html",
                 "mailto:desk@planet.invalid"],
             (LATER, "Aftershocks continue along the northern coast."): [p + QUAKE + "?utm_source=portal"],
         }
         stats, articles, dropped = run(tmp, outlets, cited, planned_on=older)
         asked = {"planet": planet.asked(), "script": script.asked(), "herald": herald.asked(),
-                 "elsewhere": elsewhere.asked()}
+                 "elsewhere": elsewhere.asked(), "other_port": other.asked()}
     return {"stats": stats, "articles": articles, "dropped": dropped, "asked": asked, "planet": p,
-            "script": script.url, "herald": herald.url, "dead": dead_port}
+            "script": script.url, "herald": herald.url, "dead": dead_port, "other_port": other.url}
 
 
 def reasons(dropped: pl.DataFrame) -> dict[str, str]:
@@ -112,8 +117,17 @@ def test_nothing_off_the_allow_list_is_requested_not_even_after_a_redirect(world
     blog = world["dropped"].filter(pl.col("outlet") == "Elsewhere Blog").row(0, named=True)
     assert (blog["reason"], blog["detail"]) == ("outlet_not_allowed", "off_site: never requested"), \
         "the crawl holds to its own allow-list, whatever the plan said"
-    moved = world["dropped"].filter(pl.col("reason") == "redirect_not_allowed").row(0, named=True)
+    moved = world["dropped"].filter(pl.col("url") == world["planet"] + "/moved.html").row(0, named=True)
     assert "127.0.0.5" in moved["detail"] and moved["outlet"] == "The Daily Planet"
+
+
+def test_an_outlets_host_on_another_port_is_off_the_list_also_after_a_redirect(world: dict) -> None:
+    assert world["asked"]["other_port"] == [], "not a page, not its robots.txt"
+    got = reasons(world["dropped"])
+    assert got[world["other_port"] + QUAKE] == "outlet_not_allowed"
+    assert got[world["planet"] + "/ported.html"] == "redirect_not_allowed"
+    ported = world["dropped"].filter(pl.col("url") == world["planet"] + "/ported.html").row(0, named=True)
+    assert ported["detail"] == f"redirected to {world['other_port']}{QUAKE} (off_site)"
 
 
 def test_dead_links_old_pages_non_articles_and_robots_are_dropped_with_their_reasons(world: dict) -> None:
@@ -128,8 +142,8 @@ def test_dead_links_old_pages_non_articles_and_robots_are_dropped_with_their_rea
     refused = f"http://127.0.0.2:{world['dead']}/2026/05/04/quake.html"
     assert (details[p + "/gone.html"], details[refused]) == ("http_404", "connection_refused")
     assert "2025-01-10" in details[p + "/2025/01/10/harbour-reopens.html"]
-    assert Counter(world["dropped"]["reason"]) == {"dead_link": 2, "outlet_not_allowed": 1, "not_http": 1,
-                                                    "redirect_not_allowed": 1, "outside_window": 1,
+    assert Counter(world["dropped"]["reason"]) == {"dead_link": 2, "outlet_not_allowed": 2, "not_http": 1,
+                                                    "redirect_not_allowed": 2, "outside_window": 1,
                                                     "not_article": 1, "robots_disallowed": 1}
     kept = world["articles"]["url"].to_list()
     assert not set(kept) & set(world["dropped"]["url"]), "a link is kept or dropped, never both"
@@ -153,7 +167,7 @@ def test_the_archived_copy_is_fetched_instead_and_named(tmp_path: Path) -> None:
     port = free_port()
     with NewsHost("127.0.0.2", FIXTURES / "planet", port) as planet, \
             FakeArchive("127.0.0.6", FIXTURES / "archive", port) as archive:
-        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": ("127.0.0.2", "never")})
+        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": (f"127.0.0.2:{port}", "never")})
         cited = {(DAY, "An earthquake strikes the northern coast."): [planet.url + QUAKE]}
         _, articles, dropped = run(tmp_path, outlets, cited, archive="wayback", archive_base=archive.url)
         assert planet.asked() == [], "the live outlet is not asked"
@@ -168,7 +182,7 @@ def test_the_archived_copy_is_fetched_instead_and_named(tmp_path: Path) -> None:
 def test_archive_today_names_its_newest_copy(tmp_path: Path) -> None:
     port = free_port()
     with FakeArchive("127.0.0.6", FIXTURES / "archive", port) as archive:
-        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": ("127.0.0.2", "never")})
+        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": (f"127.0.0.2:{port}", "never")})
         live = f"http://127.0.0.2:{port}{QUAKE}"  # nothing serves it: only the archive is asked
         _, articles, _ = run(tmp_path, outlets, {(DAY, "A quake."): [live]}, archive="archive_today",
                              archive_base=archive.url)
@@ -183,7 +197,8 @@ def test_a_killed_crawl_resumes_and_asks_for_nothing_twice(tmp_path: Path) -> No
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(article.replace("Magnitude 6.8", f"Story {i}: magnitude 6.8"), encoding="utf-8")
     with NewsHost("127.0.0.2", site, free_port(), delay=0.01) as planet:
-        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": ("127.0.0.2", "never")})
+        outlets = outlets_yaml(tmp_path / "outlets.yaml", {"The Daily Planet": (planet.url.removeprefix("http://"),
+                                                                               "never")})
         links, _ = plan_links(events({(DAY, "Many stories."): [f"{planet.url}/2026/05/04/story-{i}.html"
                                                                 for i in range(120)]}), Outlets.load(outlets))
         write_parquet(links, tmp_path / "links.parquet")

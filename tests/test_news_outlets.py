@@ -87,6 +87,7 @@ def test_the_most_specific_domain_wins(tmp_path: Path) -> None:
     ("outlets:\n  - {name: AP, domains: [apnews.com]}\n  - {name: CNN, domains: ['https://cnn.com']}\n",
      "outlet 2 (CNN): domain 'https://cnn.com': write the host name only, without a scheme"),
     ("outlets:\n  - {name: Spiegel, domains: [spiegel.de/international]}\n", "put a path in `paths`"),
+    ("outlets:\n  - {name: Planet, domains: ['planet.example:0']}\n", "a port after a colon"),
     ("outlets:\n  - {name: AP, domain: [apnews.com]}\n", "outlet 1 (AP): unknown key domain"),
     ("outlets:\n  - {name: AP, domains: []}\n", "outlet 1 (AP): give a non-empty list of `domains`"),
     ("outlets:\n  - {domains: [apnews.com]}\n", "outlet 1: give the outlet a `name`"),
@@ -174,12 +175,16 @@ def test_archived_copies_are_addressed_as_each_archive_does() -> None:
 
 def test_the_crawls_guard_keeps_to_the_outlets_their_paths_and_the_archive(tmp_path: Path) -> None:
     outlets = Outlets.load(write(tmp_path, "outlets:\n"
-                                 "  - {name: Planet, domains: [127.0.0.2], render: never}\n"
+                                 "  - {name: Planet, domains: ['127.0.0.2:8080'], render: never}\n"
                                  "  - {name: Spiegel, domains: [spiegel.de], paths: [/international/]}\n"
                                  "  - {name: Odd, domains: [0.0.1]}\n"))
     guard = OutletGuard(outlets, "127.0.0.6:8080")
     assert guard.refusal("http://127.0.0.2:8080/2026/05/04/a.html") is None, "a private host the operator named"
     assert guard.refusal("http://127.0.0.3:8080/a.html") == Refusal.OFF_SITE
+    assert guard.refusal("http://127.0.0.2:8081/a.html") == Refusal.OFF_SITE, "the outlet's host on another port"
+    assert guard.refusal("http://127.0.0.2/a.html") == Refusal.OFF_SITE, "nor on the default port"
+    assert guard.refusal("http://www.spiegel.de:8080/international/a.html") == Refusal.OFF_SITE, "80 and 443 only"
+    assert guard.refusal("http://www.spiegel.de/international/a.html") is None
     assert guard.refusal("https://www.spiegel.de/international/a.html") is None
     assert guard.refusal("https://www.spiegel.de/politik/a.html") == Refusal.PATH_NOT_ALLOWED
     assert guard.refusal("http://127.0.0.6:8080/web/20260504id_/https://www.spiegel.de/x") is None
@@ -189,3 +194,16 @@ def test_the_crawls_guard_keeps_to_the_outlets_their_paths_and_the_archive(tmp_p
     assert guard.refusal("mailto:desk@spiegel.de") == Refusal.NOT_HTTP
     assert "www.spiegel.de:443" in guard.hosts, "robots.txt of an outlet's host is asked, whatever its paths"
     assert "127.0.0.6:8080" in guard.hosts and "notspiegel.de:443" not in guard.hosts
+    assert "127.0.0.2:8080" in guard.hosts and "127.0.0.2:8081" not in guard.hosts
+    assert guard.may_be_private("127.0.0.2:8080") and not guard.may_be_private("127.0.0.2:8081")
+    assert not guard.may_be_private("127.0.0.1:80"), "a subdomain of a named host is not named"
+
+
+def test_an_outlets_host_on_another_port_is_on_no_outlet(tmp_path: Path) -> None:
+    outlets = Outlets.load(write(tmp_path, "outlets:\n  - {name: Planet, domains: ['planet.example:8080']}\n"
+                                 "  - {name: AP, domains: [apnews.com]}\n"))
+    assert outlets.match("http://www.planet.example:8080/a").name == "Planet"  # type: ignore[union-attr]
+    assert outlets.match("http://planet.example/a") is None
+    assert outlets.match("https://apnews.com/a").name == "AP"  # type: ignore[union-attr]
+    assert outlets.match("http://apnews.com:443/a").name == "AP"  # type: ignore[union-attr]
+    assert outlets.match("https://apnews.com:8443/a") is None

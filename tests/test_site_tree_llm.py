@@ -233,7 +233,7 @@ def test_a_writer_verifying_itself_is_recorded_as_same_model(crawl_dir: Path,
 def test_the_template_generator_stays_the_default_and_calls_no_model(crawl_dir: Path, tmp_path: Path) -> None:
     manifest = pipeline.run(crawl_dir, tmp_path)
     assert manifest.settings["generator"] == "template" and "llm_calls" not in manifest.usage
-    assert manifest.generators == ["site_tree_multi_template_v4", "site_tree_single_template_v4"]
+    assert manifest.generators == ["site_tree_multi_template_v5", "site_tree_single_template_v5"]
     assert "questions_written" not in manifest.counts
 
 

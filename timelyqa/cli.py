@@ -506,6 +506,105 @@ def export_trl(
     _export("trl", release_dir, out, config, split)
 
 
+@app.command("eval")
+def evaluate(
+    release: Annotated[str, typer.Argument(metavar="RELEASE", help="a release folder, or ORG/NAME[@TAG] on the Hub")],
+    out: Annotated[Path, typer.Option(help="folder for results.parquet and report.md")],
+    predictions: Annotated[Path | None, typer.Option(help="JSON lines {\"id\": ..., \"answer\": ...} that any "
+                                                     "agent wrote (or \"completion\": a whole reply)")] = None,
+    model: Annotated[str | None, typer.Option(help="the model to ask (else TIMELYQA_LLM_MODEL)")] = None,
+    base_url: Annotated[str | None, typer.Option(help="its OpenAI-compatible endpoint (else "
+                                                  "TIMELYQA_LLM_BASE_URL)")] = None,
+    config: Annotated[list[str] | None, typer.Option(help="a config to score; repeat for several (default: all)")
+                      ] = None,
+    split: Annotated[str, typer.Option(help="which split")] = "test",
+    after: Annotated[str | None, typer.Option(help="a model's training cutoff, YYYY-MM-DD: accuracy on events "
+                                               "after it against those before")] = None,
+    at: Annotated[str | None, typer.Option(help="the evaluation clock, ISO with its offset (default now)")] = None,
+    judge_model: Annotated[str | None, typer.Option(help="a judge for names and text the grader does not accept "
+                                                     "(LiveNewsBench's prompt; else TIMELYQA_JUDGE_LLM_MODEL)")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="the judge's endpoint (else "
+                                                        "TIMELYQA_JUDGE_LLM_BASE_URL)")] = None,
+    var: Annotated[list[str] | None, typer.Option(help="NAME=VALUE for the live questions' recipes (e.g. "
+                                                  "site=https://...); repeat for several")] = None,
+) -> None:
+    """Score a model on a release: each question asked (or read from --predictions), graded by the release's grader,
+    reported by config, source, level and event month."""
+    from timelyqa import evaluate as scoring
+
+    with _one_line_errors():
+        _check_paths(out=out)
+        cutoff = _day(after, "--after") if after else None
+        from timelyqa.livecli import variables as parse_variables
+
+        names = parse_variables(var)
+        folder, name, revision = _release_folder(release)
+        llm = None
+        if predictions is None:
+            from timelyqa.llm.client import LLM
+            from timelyqa.llm.settings import LLMSettings
+
+            llm = LLM(LLMSettings.from_env(model=model, base_url=base_url, cache_dir=out / "llm-cache"))
+            llm.preflight()
+        elif model or base_url:
+            raise ConfigError("--predictions and --model/--base-url: give one way of answering")
+        judge = None
+        if judge_model or judge_base_url:
+            from timelyqa.llm.client import LLM
+            from timelyqa.llm.settings import LLMSettings
+
+            judge = LLM(LLMSettings.from_env("TIMELYQA_JUDGE_LLM_", model=judge_model, base_url=judge_base_url,
+                                             cache_dir=out / "llm-cache"))
+            judge.preflight()
+        try:
+            done = scoring.evaluate(folder, out, predictions=predictions, llm=llm, configs=config, split=split,
+                                    after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge,
+                                    variables=names)
+        finally:
+            for client in (llm, judge):
+                if client is not None:
+                    client.close()
+    typer.echo(done.summary())
+
+
+def _release_folder(release: str) -> tuple[Path, str, str | None]:
+    """A release folder as given, or ORG/NAME[@TAG] downloaded from the Hub: the folder, its name, its commit."""
+    if Path(release).is_dir():
+        return Path(release), release, None
+    repo, _, tag = release.partition("@")
+    if repo.count("/") != 1 or not all(repo.split("/")):
+        raise ConfigError(f"{release}: neither a release folder nor ORG/NAME[@TAG] on the Hub")
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
+
+    try:
+        folder = Path(snapshot_download(repo, repo_type="dataset", revision=tag or None))
+    except (RepositoryNotFoundError, LocalEntryNotFoundError, HfHubHTTPError, OSError) as exc:
+        raise ConfigError(f"{release}: cannot download the release ({type(exc).__name__})") from None
+    return folder, release, folder.name
+
+
+@export_app.command("lm-eval")
+def export_lm_eval(
+    release: Annotated[str, typer.Argument(metavar="RELEASE", help="a release folder, or ORG/NAME[@TAG] on the Hub")],
+    out: Annotated[Path, typer.Option(help="folder for the task YAMLs and utils.py (lm_eval --include_path)")],
+    split: Annotated[str, typer.Option(help="the split the tasks score")] = "test",
+) -> None:
+    """lm-evaluation-harness tasks, one per config (timelyqa_<config>): this release's prompt and grader."""
+    from timelyqa.evaluate import release_configs
+    from timelyqa.harness import write_tasks
+
+    with _one_line_errors():
+        _check_paths(out=out)
+        folder, name, revision = _release_folder(release)
+        configs = release_configs(folder)
+        where = str(folder.resolve()) if revision is None else name.partition("@")[0]
+        tasks = write_tasks(configs, where, out, split=split, revision=revision)
+    typer.echo(f"{len(tasks)} lm-eval tasks in {out}: {', '.join(tasks)}; run them with")
+    typer.echo(f"lm_eval --include_path {out} --tasks {tasks[0]} --model local-chat-completions "
+               "--model_args model=NAME,base_url=http://HOST/v1/chat/completions --apply_chat_template")
+
+
 def load_line(release_dir: Path, config: str = "default") -> str:
     return (f'python -c "import datasets; print(datasets.load_dataset(\'{release_dir}\', \'{config}\', '
             f'split=\'test\'))"')

@@ -207,11 +207,25 @@ class LLM:
         with ThreadPoolExecutor(max_workers=self.settings.concurrency, thread_name_prefix="llm") as pool:
             return list(pool.map(lambda row: self.ask(prompt, row, shape), rows))
 
+    def complete_all(self, prompt_id: str, conversations: Sequence[list[dict[str, str]]]) -> list[str]:
+        """A free-text reply (no JSON asked for) to each conversation, `concurrency` at a time, in order, cached and
+        retried like every call; '' for a reply refused, filtered or rejected by the server."""
+        def one(messages: list[dict[str, str]]) -> str:
+            raw = self._complete(prompt_id, messages, None)
+            refused = raw.get("refusal") or raw.get("finish_reason") in ("content_filter", "request_rejected")
+            return "" if refused else raw.get("content") or ""
+        if len(conversations) <= 1 or self.settings.concurrency == 1:
+            return [one(m) for m in conversations]
+        with ThreadPoolExecutor(max_workers=self.settings.concurrency, thread_name_prefix="llm") as pool:
+            return list(pool.map(one, conversations))
+
     def _reply(self, prompt: Prompt, value: Any, reason: ReplyFailure | None, detail: str) -> Reply[Any]:
         return Reply(value=value, reason=reason, detail=detail, prompt_id=prompt.id, model=self.settings.model)
 
-    def _response_format(self, shape: type[BaseModel]) -> dict[str, Any] | None:
+    def _response_format(self, shape: type[BaseModel] | None) -> dict[str, Any] | None:
         mode = self.settings.json_mode
+        if shape is None:  # free text
+            return None
         if mode is JsonMode.OBJECT_WITH_SCHEMA:
             return {"type": "json_object", "schema": shape.model_json_schema()}
         if mode is JsonMode.SCHEMA:
@@ -221,7 +235,8 @@ class LLM:
             return {"type": "json_object"}
         return None
 
-    def _complete(self, prompt_id: str, messages: list[dict[str, str]], shape: type[BaseModel]) -> dict[str, Any]:
+    def _complete(self, prompt_id: str, messages: list[dict[str, str]], shape: type[BaseModel] | None
+                  ) -> dict[str, Any]:
         """One completion as a plain dict, from the cache when it holds the same call."""
         s = self.settings
         params: dict[str, Any] = {"temperature": s.temperature, "max_tokens": s.max_tokens}

@@ -21,23 +21,46 @@ from timelyqa.news.frames import DROP_SCHEMA, LINK_SCHEMA
 RENDERS = ("never", "always", "auto")
 ARCHIVES = {"none": "", "wayback": "https://web.archive.org", "archive_today": "https://archive.ph"}
 """Where a page may be fetched from, and each archive's public base URL (a test points it at a local fake)."""
-_HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$")
+_HOST = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[1-9][0-9]{0,4})?$")
 _KEYS = frozenset({"name", "domains", "paths", "render"})
+
+
+DEFAULT_PORTS = (80, 443)
+"""The ports a domain written without one is served on: http's and https's."""
+
+
+def host_port(url: str) -> tuple[str, int] | None:
+    """The lower-case host (no trailing dot) and port (the scheme's default when none is written) of an http(s)
+    URL, or None for any other."""
+    try:
+        parts = urlsplit(url.strip())
+        host, port = (parts.hostname or "").rstrip("."), parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    return host, port or {"http": 80, "https": 443}[parts.scheme]
 
 
 @dataclass(frozen=True, slots=True)
 class Outlet:
-    """One outlet: its name, the host names it publishes on (each with its subdomains), the path prefixes its
-    articles sit under (none: any path) and how its pages are fetched."""
+    """One outlet: its name, the hosts it publishes on (each with its subdomains; `host:port` for a port of its
+    own, else http's and https's default ports only), the path prefixes its articles sit under (none: any path) and
+    how its pages are fetched."""
 
     name: str
     domains: tuple[str, ...]
     render: str = "never"
     paths: tuple[str, ...] = ()
 
-    def domain_of(self, host: str) -> str | None:
-        """The longest of the outlet's domains that `host` is, or is a subdomain of."""
-        hits = [d for d in self.domains if host == d or host.endswith("." + d)]
+    def domain_of(self, host: str, port: int) -> str | None:
+        """The longest of the outlet's domains that `host` is, or is a subdomain of, on a port the domain allows."""
+        hits = []
+        for domain in self.domains:
+            name, _, written = domain.partition(":")
+            ports = (int(written),) if written else DEFAULT_PORTS
+            if (host == name or host.endswith("." + name)) and port in ports:
+                hits.append(domain)
         return max(hits, key=len) if hits else None
 
     def covers(self, path: str) -> bool:
@@ -78,25 +101,21 @@ class Outlets:
         return cls.load(Path(str(files("timelyqa.news").joinpath("outlets.yaml"))))
 
     def match(self, url: str) -> Outlet | None:
-        """The outlet `url` is on (the most specific domain wins, then a path prefix if the outlet has any), or None
-        when it is on none, or is no http(s) URL."""
-        try:
-            parts = urlsplit(url.strip())
-            host = (parts.hostname or "").rstrip(".")
-        except ValueError:
+        """The outlet `url` is on (its host and port; the most specific domain wins, then a path prefix if the outlet
+        has any), or None when it is on none, or is no http(s) URL."""
+        if (where := host_port(url)) is None:
             return None
-        if parts.scheme not in ("http", "https") or not host:
-            return None
+        parts = urlsplit(url.strip())
         best: tuple[int, Outlet] | None = None
         for outlet in self.outlets:
-            domain = outlet.domain_of(host)
+            domain = outlet.domain_of(*where)
             if domain is not None and outlet.covers(parts.path or "/") and (best is None or len(domain) > best[0]):
                 best = (len(domain), outlet)
         return best[1] if best else None
 
-    def knows_host(self, host: str) -> bool:
-        """True when `host` is on some outlet's domains, whatever the path (its robots.txt may be asked)."""
-        return any(o.domain_of(host.lower()) is not None for o in self.outlets)
+    def knows(self, host: str, port: int) -> bool:
+        """True when `host`:`port` is on some outlet's domains, whatever the path (its robots.txt may be asked)."""
+        return any(o.domain_of(host.lower().rstrip("."), port) is not None for o in self.outlets)
 
 
 def _outlet(entry: Any, where: str) -> Outlet:
@@ -119,8 +138,8 @@ def _outlet(entry: Any, where: str) -> Outlet:
         if not isinstance(domain, str) or "://" in domain:
             raise ConfigError(f"{where}: domain {domain!r}: write the host name only, without a scheme")
         if not _HOST.match(domain):
-            raise ConfigError(f"{where}: domain {domain!r} is no host name (lower case, no port or path: put a "
-                              "path in `paths`)")
+            raise ConfigError(f"{where}: domain {domain!r} is no host name (lower case, a port after a colon if "
+                              "not 80 or 443, no path: put a path in `paths`)")
     if not isinstance(paths, list) or not all(isinstance(p, str) and p.startswith("/") for p in paths):
         raise ConfigError(f"{where}: `paths` must be a list of path prefixes starting with /")
     return Outlet(name.strip(), tuple(domains), render, tuple(paths))
@@ -155,7 +174,7 @@ def plan_links(events: pl.DataFrame, outlets: Outlets) -> tuple[pl.DataFrame, pl
                 continue
             reason = ArticleReject.OUTLET_NOT_ALLOWED if is_http else ArticleReject.NOT_HTTP
             listed = Path(outlets.source).name
-            detail = (f"{parts.hostname}{parts.path or '/'} is on no outlet of the allow-list ({listed})" if is_http
+            detail = (f"{parts.netloc}{parts.path or '/'} is on no outlet of the allow-list ({listed})" if is_http
                       else f"{url!r} is no http(s) URL")
             dropped.append({"url": url, "event_id": event["event_id"], "outlet": name, "reason": str(reason),
                             "detail": detail})

@@ -39,13 +39,38 @@ def load(path: Path, *, allow_workflows: bool = False, repaired: Path | None = N
         recipes = [r.model_copy(update={"extract": fixed[r.base].extract}) if r.base in fixed and r.id not in fixed
                    else r for r in recipes]
     recipes, mismatched = _check_variants(recipes)
+    recipes, escaped = _confine_workflows(recipes, path if path.is_dir() else path.parent)
     workflows: dict[str, Path] = {}
     if allow_workflows:
         for recipe in recipes:
             where = recipe_path(recipe)
             if recipe.workflow is not None and where is not None:
                 workflows[recipe.id] = where.parent / recipe.workflow
-    return Catalog(recipes, [*refused, *mismatched], workflows)
+    return Catalog(recipes, [*refused, *mismatched, *escaped], workflows)
+
+
+def _confine_workflows(recipes: list[Recipe], folder: Path) -> tuple[list[Recipe], list[Dropped]]:
+    """A recipe whose workflow is not a file inside the recipes folder (`../other/evil.py`, or a symlink leading
+    out) is refused, flag or not: only the code the operator keeps with the recipes may ever run."""
+    kept: list[Recipe] = []
+    refused: list[Dropped] = []
+    root = folder.resolve()
+    for recipe in recipes:
+        where = recipe_path(recipe)
+        if recipe.workflow is None or where is None:
+            kept.append(recipe)
+            continue
+        script = where.parent / recipe.workflow
+        if ".." in Path(recipe.workflow).parts or not script.resolve().is_relative_to(root):
+            problem = f"{recipe.workflow!r} leads out of the recipes folder {folder}"
+        elif script.exists() and not script.resolve().is_file():
+            problem = f"{recipe.workflow!r} is not a file"
+        else:
+            kept.append(recipe)
+            continue
+        refused.append(Dropped(item={"file": str(where), "id": recipe.id}, reason=RecipeReject.RECIPE_INVALID,
+                               detail=f"{where}: workflow: {problem}; a workflow is a file beside its recipe or below it"))
+    return kept, refused
 
 
 def _keep_path(fixed: Recipe, original: Recipe) -> Recipe:

@@ -1,13 +1,16 @@
-"""Facts a page states as label and value: the parser `site_facts_v1`, a pure function of the page's HTML.
+"""Facts a page states as label and value: the parser `site_facts_v2`, a pure function of the page's HTML.
 
 Rules, in document order over the page's body (never inside nav, header, footer, script, style,
 noscript, template or svg, nor any element with role="navigation"):
 
-- **table** with a header row (its first row all `<th>`, at least two cells): each later row's first cell
+- **table** with a header row (its first row, of at least two cells, all `<th>`, or all cells whose whole text is
+  bold, `<strong>` or `<b>`, as Sphinx writes a header row in a table of `<td>`): each later row's first cell
   names the row, and every other cell gives the fact "<column header> for <row label>"; the context is
   the table's caption, else its first header cell, else the nearest heading. A table without a header
   row gives one fact per row of exactly two cells (label cell, value cell: th/td or td/td), its context
   the caption, else the nearest heading. Rows holding a table of their own (layout tables) give nothing.
+  (v2: a bold first row is a header row; v1 read "Text data | Binary data", two columns' names, as a label and its
+  value.)
 - **dl**: each `<dd>` gives a fact labelled by the `<dt>` before it (dt/dd directly in the dl or in a
   `<div>` of it, as HTML allows).
 - **field**: a line of a `<p>` or `<li>` (lines are split at `<br>`) reading "Label: value", the label
@@ -28,7 +31,7 @@ import polars as pl
 from lxml import etree
 from parsel import Selector
 
-FACTS_PARSER = "site_facts_v1"
+FACTS_PARSER = "site_facts_v2"
 """The versioned name of these rules: a change to what they extract gets a new name."""
 FACT_DTYPE = pl.List(pl.Struct({"label": pl.String(), "value": pl.String(), "kind": pl.String(),
                                 "context": pl.String()}))
@@ -89,7 +92,8 @@ def _table(table: etree._Element, heading: str) -> Iterator[Fact]:
     rows = [r for r in table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr") if not r.xpath(".//table")]
     grid = [[(c.tag, _text(c)) for c in row.xpath("./th | ./td")] for row in rows]
     caption = _text(table.find("caption")) if table.find("caption") is not None else ""
-    if grid and len(grid[0]) >= 2 and all(tag == "th" for tag, _ in grid[0]):
+    if grid and len(grid[0]) >= 2 and all(tag == "th" or _bold(cell) for (tag, _), cell in
+                                          zip(grid[0], rows[0].xpath("./th | ./td"))):
         header = [text for _, text in grid[0]]
         context = caption or header[0] or heading
         for row in grid[1:]:
@@ -102,6 +106,22 @@ def _table(table: etree._Element, heading: str) -> Iterator[Fact]:
     for row in grid:
         if len(row) == 2 and (label := _label(row[0][1])) and row[1][1]:
             yield Fact(label, row[1][1], "table", caption or heading)
+
+
+def _bold(cell: etree._Element) -> bool:
+    """The cell's whole text is bold: a header cell written as a <td> ("<td><p><strong>Text data</strong></p></td>")."""
+    text = _text(cell)
+    bold = " ".join(_text(b) for b in cell.iterdescendants("strong", "b") if not _inside_bold(b, cell))
+    return bool(text) and " ".join(bold.split()) == text
+
+
+def _inside_bold(el: etree._Element, cell: etree._Element) -> bool:
+    parent = el.getparent()
+    while parent is not None and parent is not cell:
+        if parent.tag in ("strong", "b"):
+            return True
+        parent = parent.getparent()
+    return False
 
 
 def _dl(dl: etree._Element, heading: str) -> Iterator[Fact]:

@@ -23,7 +23,7 @@ from timelyqa.answers import listing
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.reasons import Reason
 from timelyqa.site_tree.evidence import make_record, refound
-from timelyqa.site_tree.kinds import fact_answer, unit_suffix
+from timelyqa.site_tree.kinds import fact_answer, is_person, unit_suffix
 from timelyqa.site_tree.pairs import choose_pairs
 from timelyqa.site_tree.record import DOMAINS, SiteTreeRecord
 from timelyqa.site_tree.templates import askable, clause, is_cell, multi_question, single_question
@@ -34,15 +34,21 @@ from timelyqa.stages import Dropped
 __all__ = ["FUNNEL", "MULTI_GENERATOR", "SINGLE_GENERATOR", "QuestionReject", "Written", "golden_path",
            "write_questions"]
 
-SINGLE_GENERATOR = "site_tree_single_template_v4"
-"""v4: no "it" without an antecedent (a verb or predicate said of what the page is about, or of the label's date),
+SINGLE_GENERATOR = "site_tree_single_template_v5"
+"""v5: a bare "Date" asked only of an event's page and as the event's date ("when does the event on the "Open Day"
+page take place?"; a documentation page's build date not asked, `date_of_nothing`), an e-mail address as one ("what
+e-mail address does ... give?"), a release number as one ("which release number does ... give?"), a column of
+meanings as English ("what does DC4 mean, according to ...?"), and a table's cells of prose not asked
+(`prose_cell`); facts read by `site_facts_v2` (a bold first row is a table's header, not a label and its value).
+v4: no "it" without an antecedent (a verb or predicate said of what the page is about, or of the label's date),
 "who" only for a value that can be a person ("what is the contact e-mail address ..."), names kept with their
 capital ("what does ... give for Windows"), "which folder" for a folder, operator rows of a table not asked, and
 no label asked more than a share of a site's questions (`MAX_LABEL_SHARE`). v3: the page always named in quotes,
 the question word by the answer's type (who, how many, when, how much, which), and labels that name no fact (code,
 version notes, footnote columns, sentences) not asked."""
-MULTI_GENERATOR = "site_tree_multi_template_v4"
-"""v4: its clauses worded as v4's single questions, from the facts left after the share cap. v3: two clauses, each
+MULTI_GENERATOR = "site_tree_multi_template_v5"
+"""v5: its clauses worded as v5's single questions, and no page or value in more than a tenth of a site's pairs
+(`pairs.most_per_page`). v4: its clauses worded as v4's single questions, from the facts left after the share cap. v3: two clauses, each
 naming its own page with its own question word; the answer a list of the two values."""
 FUNNEL = ("pages_read", "pages_failed", "pages_with_facts", "facts_found", "facts_eligible", "facts_not_chosen",
           "single_candidates", "multi_pairs_possible", "multi_candidates")
@@ -85,6 +91,10 @@ class QuestionReject(Reason):
     LABEL_ON_ONE_PAGE = ("label_on_one_page", "a term of a long list on one page (a glossary, a see-also list), used "
                          "on no other page of the site: a term defined, not a field the site's pages share")
     VALUE_IN_TITLE = "value_in_title", "the value is in the title of its page, which the question names"
+    DATE_OF_NOTHING = ("date_of_nothing", "a bare \"Date\" on a page that does not say what it is the date of (no "
+                       "event's page: a documentation page's build date, a stamp)")
+    PROSE_CELL = ("prose_cell", "a table's cell of prose: a column of descriptions (features, purpose, remarks), or "
+                  "a lower-case phrase of five words or more in parts")
     FACT_NOT_REFOUND = "fact_not_refound", "the fact is not found again on the stored page"
     LABEL_OVER_SHARE = ("label_over_share", "the site's questions already ask this label (normalised; a table's "
                         "column) as often as its share allows: one kind of question must not make up a site")
@@ -164,6 +174,46 @@ def value_is_sentence(value: str) -> bool:
             or (len(words) > 7 and "," in value))
 
 
+DESCRIBING = frozenset("""features feature purpose explanation summary remarks usage use effect effects example
+                          examples comments synopsis""".split())
+"""A table's columns that describe their row in prose ("Features for nim": "turtles as nimsticks, event driven")."""
+_PARTS = re.compile(r"[,;:]\s")
+
+
+def prose_cell(fact: Located) -> bool:
+    """A table's cell of prose: its column describes the row (`DESCRIBING`), or its value is five words or more in
+    parts, most of them lower-case ("Shift-in, resume default character set"); a title ("Annual Lecture: Counting
+    What Changes") or a column of people (a list of names) is no prose."""
+    if not is_cell(fact):
+        return False
+    column = fact.label.split(" for ", 1)[0]
+    if norm(column) in DESCRIBING:
+        return True
+    words = fact.value.split()
+    lower = sum(w[:1].islower() for w in words)
+    return not is_person(column) and len(words) >= 5 and bool(_PARTS.search(fact.value)) and lower * 2 > len(words)
+
+
+EVENT_FIELDS = frozenset({"time", "times", "venue", "room", "location", "speaker", "speakers", "registration",
+                          "where", "place", "start time", "end time", "doors open", "tickets", "booking"})
+"""Labels that make a page an event's: its "Date" is the event's date."""
+EVENT_WORDS = frozenset("""lecture event workshop conference seminar symposium festival meeting talk webinar
+                           ceremony exhibition concert summit colloquium fair""".split())
+"""Words of a page's subject that name an event ("Annual Lecture: Counting What Changes", "Open Day")."""
+
+
+def date_of_nothing(fact: Located, on_page: Mapping[str, set[str]]) -> bool:
+    """A bare "Date" (or "Dates"), no table cell, on a page that is no event's: the page does not say what it is
+    the date of (the Python documentation's "Date: October 07, 2026" is the day the pages were built). An event's
+    page has an event's fields (a time, a room, a speaker: `EVENT_FIELDS`) or an event's name (`EVENT_WORDS`,
+    "Open Day")."""
+    if is_cell(fact) or norm(fact.label) not in ("date", "dates"):
+        return False
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", fact.subject)}
+    event = bool(words & EVENT_WORDS) or "open day" in norm(fact.subject) or bool(set(on_page) & EVENT_FIELDS)
+    return not event
+
+
 def fact_reject(fact: Located, page: Mapping[str, Any], on_page: Mapping[str, set[str]],
                 shallowest: Mapping[tuple[str, str], int], pages_of: Mapping[str, int],
                 list_length: Mapping[str, int]) -> QuestionReject | None:
@@ -187,12 +237,16 @@ def fact_reject(fact: Located, page: Mapping[str, Any], on_page: Mapping[str, se
         return QuestionReject.FACT_TOO_LONG
     if value_is_sentence(fact.value):
         return QuestionReject.VALUE_IS_SENTENCE
+    if prose_cell(fact):
+        return QuestionReject.PROSE_CELL
     if _CODE_VALUE.search(fact.value):
         return QuestionReject.VALUE_IS_CODE
     if re.search(rf"(?<!\w){re.escape(value)}(?!\w)", norm(fact.subject)):
         return QuestionReject.VALUE_IN_TITLE
     if len(on_page[label]) > 1:
         return QuestionReject.AMBIGUOUS_FACT
+    if date_of_nothing(fact, on_page):
+        return QuestionReject.DATE_OF_NOTHING
     if shallowest[(label, value)] < fact.depth:
         return QuestionReject.FACT_ON_SHALLOWER_PAGE
     return None if refound(page, fact) else QuestionReject.FACT_NOT_REFOUND

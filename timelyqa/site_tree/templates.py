@@ -13,8 +13,13 @@ and asks with the word the answer's type calls for (`kinds`):
   with no subject of its own is said of what the page is about (`page_thing`: 'since when has the cluster been in
   service, according to the "Heron computing cluster ordered" page?', 'when was the lab founded, according to the
   "Climate Data Lab" page?'), or, when the page's subject names no such thing, as the label's date ('when is the
-  start date on the "Lake Wren Ice Records" page?'); never "it"; and 'what date does the "Open Day" page give?'
-  for a bare "Date";
+  start date on the "Lake Wren Ice Records" page?'); never "it"; a bare "Date" says what it is the date of: 'when
+  does the event on the "Open Day" page take place?' (asked only of an event's page: `questions.date_of_nothing`;
+  a documentation page's "Date" is its build date), and 'when was the "Installing" page last updated?';
+- an e-mail address: 'what e-mail address does the "Distributing Python Modules" page give?';
+- a release or version number: 'which release number does the "Curses Programming with Python" page give?';
+- a table's column of meanings: 'what does DC4 mean, according to the "curses.ascii — Utilities for ASCII
+  characters" page?';
 - a sum of money: 'how much is the tuition fee (home) on the "MSc Data Science" page, in pounds?';
 - an organisation, programme or group: 'which funder does the "Lake Wren Ice Records" page name?';
 - a file's path: 'which file does the "csv — CSV File Reading and Writing" page give as its source code?', a
@@ -59,6 +64,8 @@ def clause(fact: Located, answer: Typed) -> str:
         be = "are" if is_plural(head_noun(column) or column.split()[-1]) else "is"
         if kind == "number":
             return f"how many {col} does {page} list for {row}"
+        if norm_words(column) in MEANING_WORDS:  # "Meaning for DC4": what the row's name means
+            return f"what does {row} mean, according to {page}"
         if is_person(column) and person_like(fact.value):
             return f"who {be} the {col} of {row} on {page}"
         if is_person(column):
@@ -71,6 +78,15 @@ def clause(fact: Located, answer: Typed) -> str:
     rest = " ".join(words[:-1])
     if proper_name(label):  # "Windows", "Chinese (ROC)": a name the page gives a value for, not a property
         return f"what does {page} give for {label}"
+    if len(words) == 1 and last in ("date", "dates"):  # a bare "Date": asked only of an event's page (`questions`)
+        return f"when does the event on {page} take place"
+    if len(words) == 2 and words[0].casefold() == "last" and participle(label):  # "Last updated", "Last modified"
+        return f"when was {page} last {last}"
+    if _EMAIL.match(fact.value.strip()) and head_noun(label) in EMAIL_WORDS:  # "Email", "Press e-mail"
+        modifier = " ".join(w for w in _noun(label).split() if w.casefold() not in EMAIL_WORDS)
+        return f"what {modifier + ' ' if modifier else ''}e-mail address does {page} give"
+    if len(words) == 1 and last in NUMBERED and _VERSION.match(fact.value.strip()):  # "Release: 2.04"
+        return f"which {last} number does {page} give"
     if last in ("from", "since"):  # "In service from": a predicate of the page's subject
         thing = page_thing(fact.subject)
         if thing:
@@ -89,8 +105,6 @@ def clause(fact: Located, answer: Typed) -> str:
             if thing:
                 return f"when does {thing} {verb}, according to {page}"
             return f"when is the {_DATE_NOUNS.get(last, last + ' date')} on {page}"
-        if len(words) == 1 and last in ("date", "dates"):
-            return f"what {last} does {page} give"
     if participle(label):  # "Supervised": no noun to say "the ..." of
         return f'what is the "{label}" value on {page}'
     be = "are" if is_plural(head_noun(label) or last) else "is"
@@ -113,6 +127,17 @@ def clause(fact: Located, answer: Typed) -> str:
 
 
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+(?:\.[\w-]+)+$")
+EMAIL_WORDS = frozenset({"email", "e-mail", "mail"})
+"""Head nouns of a label whose value is an e-mail address: asked as "what e-mail address does ... give"."""
+NUMBERED = frozenset({"release", "version", "edition", "revision"})
+"""Labels whose value is a number naming the thing's release ("Release: 2.04"): "which release number ..."."""
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?\d*$|^\d+$")
+MEANING_WORDS = frozenset({"meaning", "definition"})
+"""A table's column that says what each row's name means: "what does DC4 mean, according to ..."."""
+
+
+def norm_words(label: str) -> str:
+    return " ".join(label.casefold().split())
 _WEB = re.compile(r"^(?:https?://|www\.)", re.IGNORECASE)
 _PHONE = re.compile(r"^\+?[\d\s().-]{6,}$")
 ORGANISATION_WORDS = frozenset("""institute university college school department faculty office team group lab

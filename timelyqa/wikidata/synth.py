@@ -1,11 +1,11 @@
 """Questions at three levels from delta triples, each level a versioned generator (LiveSearchBench, section 4).
 
-- L1 (`wikidata_l1_v4`): the delta triple itself, asked forwards when its object is the only value of
+- L1 (`wikidata_l1_v5`): the delta triple itself, asked forwards when its object is the only value of
   the property on the subject in T1, else backwards when the subject is the only one with that value.
   Asked forwards for a quantity with a unit, the question names the unit ("How tall is X, in metres?").
-- L2 (`wikidata_l2_v3`): the subject is the answer; starting from the delta triple, the constraint
+- L2 (`wikidata_l2_v4`): the subject is the answer; starting from the delta triple, the constraint
   that shrinks the candidates most is added, one at a time, until only the subject is left.
-- L3 (`wikidata_l3_v3`): an L2 question with one entity constraint fuzzed into a hop through another
+- L3 (`wikidata_l3_v4`): an L2 question with one entity constraint fuzzed into a hop through another
   entity ("has played for an association football club that is in Saudi Arabia"), still unique. A hop never
   names again what the question names: a hop equal to another constraint replaces it ("Which event is located at
   a city that is in Brazil?", where v1 asked "Which event is in Brazil and is located at a city that is in
@@ -25,6 +25,16 @@ won Atlantic Cup 2026?", where v3 asked "Who won ...?"; "Which organization empl
 X?"), else the property's own noun ("Which award has X received?"), "What" only when no class is known. A human
 among several classes is still "Who" (v2 said "What"). A clause says a lower-case class or role with its article
 ("works as an association football player", "plays as a goalkeeper").
+
+What changed in L1 v5, L2 v4 and L3 v4 (issue 21): a property without a template of its own is asked by its value's
+kind (templates.template), and the table holds the counts, dates and sizes whose fallback read badly. A count is asked
+"how many" ("How many employees does X have?", where v4 asked "What is the employees of X?"; "How many participants
+does X have?" for "number of participants"); a date "when" ("When did X start?" for start time, v4 "What is the start
+time of X?"; a date property the table lacks by its precision: "On what date was the official opening of X?"); a
+size by its adjective ("How high above sea level is X, in metres?", v4 "What is the elevation above sea level of
+X, in metres?"). A clause says a count, a date or a quantity as English does ("has 1,200 employees", "started on 1
+May 2026", "has an area of 12 square kilometres", where v3 wrote "has employees 1,200", "has start time on 1 May
+2026", "has area 12 square kilometres").
 """
 
 from __future__ import annotations
@@ -41,10 +51,10 @@ from timelyqa.wikidata.filters import property_drop
 from timelyqa.wikidata.graph import Edge, Graph
 from timelyqa.wikidata.query import ANSWER, Const, Pattern, Query, Var
 from timelyqa.wikidata.render import HUMAN, Unrenderable, answer, article, phrase, render
-from timelyqa.wikidata.templates import ask, template
+from timelyqa.wikidata.templates import ask, template, when
 from timelyqa.wikidata.values import Kind
 
-GENERATORS = {"L1": "wikidata_l1_v4", "L2": "wikidata_l2_v3", "L3": "wikidata_l3_v3"}
+GENERATORS = {"L1": "wikidata_l1_v5", "L2": "wikidata_l2_v4", "L3": "wikidata_l3_v4"}
 X = Var(ANSWER)
 
 
@@ -141,8 +151,8 @@ class Synthesizer:
         if len(values) == 1:
             q = Query((Pattern(Const(Kind.ENTITY, a.s), a.p, X),))
             typed = self._answer(a.kind, a.o)
-            t = template(a.p, self.g.labels[a.p])
-            wh = self._wh(a.o, t.noun) if a.kind is Kind.ENTITY else "What"
+            t = template(a.p, self.g.labels[a.p], a.kind, a.o)
+            wh = self._wh(a.o, t.noun) if a.kind is Kind.ENTITY else when(a.o) if a.kind is Kind.TIME else "What"
             if wh.startswith("Which ") and _says_noun(ask(t, self.g.labels[a.s], "What"), wh.removeprefix("Which ")):
                 wh = "What"  # "What is the capital of X?", not "Which capital is the capital of X?"
             text = in_unit(ask(t, self.g.labels[a.s], wh), typed)
@@ -310,7 +320,7 @@ class Synthesizer:
     def _clause(self, group: list[Constraint]) -> str:
         """One property's objects in one clause, a hop last: "has played for Riyadh Falcons FC and an association
         football club that is in Portugal" (v1 said "has played for" twice)."""
-        t = template(group[0].p, self.g.labels[group[0].p])
+        t = template(group[0].p, self.g.labels[group[0].p], group[0].kind, group[0].o)
         values = [self._value(d.kind, d.o, t.article) for d in group if d.hop is None]
         values += [self._hop_phrase(d.o, d.hop) for d in group if d.hop is not None]
         joined = values[0] if len(values) == 1 else f"{', '.join(values[:-1])} and {values[-1]}"
@@ -327,7 +337,7 @@ class Synthesizer:
         hop_p, hop_o, hop_kind = hop
         noun = self._type_noun(through)
         what = article(self.g.labels[noun]) if noun and noun != HUMAN else ("a person" if noun else "an entity")
-        t = template(hop_p, self.g.labels[hop_p])
+        t = template(hop_p, self.g.labels[hop_p], hop_kind, hop_o)
         inner = t.clause.format(o=self._value(hop_kind, hop_o, t.article))
         return f"{what} that {inner}"
 

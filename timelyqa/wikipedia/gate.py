@@ -14,6 +14,8 @@ from timelyqa.wikipedia.questions import label
 class InfoboxGateReject(Reason):
     NUMBERED_LABEL = "numbered_label", ("the question reads a numbered infobox key as a noun (\"What is the leader "
                                         "name 1 of Albania?\") instead of the title or row it pairs with")
+    ANSWER_IS_SERIES = "answer_is_series", ("the answer is the box's series of dated figures (\"US$ 1,714 million "
+                                            "(2014), US$ 1,230 million (2013)\"), not the one the question asks for")
 
 
 def numbered_label(row: Mapping[str, Any]) -> InfoboxGateReject | None:
@@ -27,5 +29,14 @@ def numbered_label(row: Mapping[str, Any]) -> InfoboxGateReject | None:
     return InfoboxGateReject.NUMBERED_LABEL if asked else None
 
 
-RULES: tuple[Rule, ...] = (*COMMON, numbered_label)
+_DATED = re.compile(r"\((?:[A-Za-z]+\.? )?(?:1[89]|20)\d\d\)")
+
+
+def answer_is_series(row: Mapping[str, Any]) -> InfoboxGateReject | None:
+    """A figure given for several years at once (a `{{ubl}}` of yearly revenues): which one the question means is
+    anyone's guess, and a model that names the current one is graded wrong."""
+    return InfoboxGateReject.ANSWER_IS_SERIES if len(_DATED.findall(str(row.get("answer") or ""))) >= 2 else None
+
+
+RULES: tuple[Rule, ...] = (*COMMON, numbered_label, answer_is_series)
 """What the Wikipedia gate runs: every source's rules, then the source's own."""

@@ -8,8 +8,12 @@ from collections.abc import Mapping
 from timelyqa.reasons import Reason
 from timelyqa.wikipedia.answer import value_in
 
-GENERATOR = "wikipedia_infobox_template_v4"
-"""v4: a numbered key reads with its paired title ('leader_name1' with 'leader_title1' = President: 'Who is the
+GENERATOR = "wikipedia_infobox_template_v5"
+"""v5: the subject as English names it ('the United Kingdom', from the box's linking_name; 'Alsea', not 'Alsea
+(company)', when the box's name says it without the disambiguator) and an office held by several asked 'Who are
+the Co-Princes of Andorra?' (v4: 'Who is the Prime Minister of United Kingdom?', 'Who is the Co-Princes of
+Andorra?', 'What is the revenue of Alsea (company)?': real infoboxes, tests/fixtures/wikipedia/real_infoboxes.xml);
+v4: a numbered key reads with its paired title ('leader_name1' with 'leader_title1' = President: 'Who is the
 President of Albania?', no longer 'What is the leader name 1 of Albania?') or its career row ('goals2' with
 'clubs2': 'How many goals has X scored for Valmora CF?') and a person-valued key asks "who" ('Who
 is the premier of Alberta?'); v3: a question whose answer has a unit or scale says it ('..., in millions of US dollars?'); v2: questions for
@@ -110,9 +114,11 @@ def template_question(title: str, key: str, infobox: Mapping[str, str] | None = 
 
     `answer_type` is the typed answer's (timelyqa.answers): a key read as a person asks "who" only when its answer
     is a name (an entity, a list or text), never a number or a date."""
-    if (paired := paired_question(title, key, infobox or {})) is not None:
+    box = infobox or {}
+    if (paired := paired_question(title, key, box, answer_type)) is not None:
         return paired
-    if (career := career_question(title, key, infobox or {})) is not None:
+    title = subject(title, box)
+    if (career := career_question(title, key, box)) is not None:
         return career
     pattern = QUESTIONS.get(key.strip().lower())
     if pattern:
@@ -121,21 +127,46 @@ def template_question(title: str, key: str, infobox: Mapping[str, str] | None = 
     return f"{word} {'are' if key.strip().lower() in _PLURAL_PEOPLE else 'is'} the {label(key)} of {title}?"
 
 
-def paired_question(title: str, key: str, infobox: Mapping[str, str]) -> str | None:
+def paired_question(title: str, key: str, infobox: Mapping[str, str], answer_type: str = "") -> str | None:
     """'leader_name1' asked with 'leader_title1' ("President"): 'Who is the President of Albania?', 'Viceroy' with
     'ViceroyType' ("Lieutenant Governor"); a leader's key without its title in the box is the leader's ('Who is the
-    leader of X?'). None for other keys."""
+    leader of X?'). An office several hold (a list answer, or a plural title: "Co-Princes") is asked 'Who are the
+    Co-Princes of Andorra?'. None for other keys."""
     low = key.strip().lower()
     match = _LEADER.fullmatch(low)
     if match is None and low not in _TITLED:
         return None
     pair = f"leader_title{match['n']}" if match else _TITLED[low]
     office = _office(next((v for k, v in infobox.items() if k.strip().lower() == pair), ""))
+    named = subject(title, infobox)
     if not office:
-        return f"Who is the {'leader' if match else label(key)} of {title}?"
+        return f"Who is the {'leader' if match else label(key)} of {named}?"
+    verb = "are" if answer_type == "list" or _plural_office(office) else "is"
     if any(_norm(name) in _norm(office) for name in subject_names(title, infobox)):
-        return f"Who is the {office}?"  # 'Mayor of Valmora' names its place already
-    return f"Who is the {office} of {title}?"
+        return f"Who {verb} the {office}?"  # 'Mayor of Valmora' names its place already
+    return f"Who {verb} the {office} of {named}?"
+
+
+def subject(title: str, infobox: Mapping[str, str]) -> str:
+    """The page's subject as a question names it: the box's linking_name when it is the title with its article ('the
+    United Kingdom': 'of United Kingdom' is no English), the title without a disambiguator that only says what kind
+    of thing it is when the box's own name begins with it ('Alsea' for 'Alsea (company)', whose box names 'Alsea,
+    S.A.B. de C.V.'), else the title: a disambiguator that is a name ('Athens (Georgia)') tells two subjects apart."""
+    match = re.fullmatch(r"(?P<bare>.+?)\s*\((?P<kind>[^)]*)\)\s*", title)
+    bare = match["bare"] if match else title
+    linking = " ".join(str(infobox.get("linking_name") or "").split())
+    if linking.casefold() == f"the {bare}".casefold():
+        return linking
+    kind_only = match is not None and match["kind"][:1].islower()
+    if kind_only and any(str(infobox.get(k) or "").strip().startswith(bare) for k in NAME_KEYS):
+        return bare
+    return title
+
+
+def _plural_office(office: str) -> bool:
+    """'Co-Princes', 'MPs', 'Representatives': a title several people hold at once; not 'Chief of Ministers'."""
+    last = office.split()[-1]
+    return len(office.split()) <= 3 and last[:1].isupper() and last.endswith("s") and not last.endswith(("ss", "us"))
 
 
 def career_question(title: str, key: str, infobox: Mapping[str, str]) -> str | None:
