@@ -71,7 +71,7 @@ STORIES = (
           ("Northwind Analytics has agreed to acquire Ferrovia Data, a logistics software firm based in Campo Alto, "
            "for 240 million euros, the company said on Tuesday.",
            "The acquisition brings 310 engineers and Ferrovia's route-planning tools to Northwind. Chief executive "
-           "Ravi Menon told analysts the purchase would let Northwind sell freight forecasting to the ports of the "
+           "Elena Varga told analysts the purchase would let Northwind sell freight forecasting to the ports of the "
            "northern coast.",
            "Ferrovia Data's founders will stay on for two years. The acquisition still needs the approval of the "
            "Coastal Competition Authority, which has thirty working days to review it.",
