@@ -70,19 +70,19 @@ STORIES = (
           "Northwind Analytics to buy Ferrovia Data", "2026-05-12T08:30:00+00:00", "Elena Marsh",
           ("Northwind Analytics has agreed to acquire Ferrovia Data, a logistics software firm based in Campo Alto, "
            "for 240 million euros, the company said on Tuesday.",
-           "The deal, Northwind's largest since it was founded in Valmora, brings 310 engineers and Ferrovia's "
-           "route-planning tools into the group. Chief executive Dana Whitfield told analysts the purchase would "
-           "let Northwind sell freight forecasting to the ports of the northern coast.",
+           "The acquisition brings 310 engineers and Ferrovia's route-planning tools to Northwind. Chief executive "
+           "Elena Varga told analysts the purchase would let Northwind sell freight forecasting to the ports of the "
+           "northern coast.",
            "Ferrovia Data's founders will stay on for two years. The acquisition still needs the approval of the "
            "Coastal Competition Authority, which has thirty working days to review it.",
-           "Shares of Northwind rose four percent in morning trading in Valmora after the announcement.")),
+           "Shares of Northwind rose by 4 percent in morning trading after the announcement.")),
     Story("port-alder-times", "/news/2026-06-03/earthquake-north-pier.html",
           "Earthquake damages Port Alder's north pier", "2026-06-03T17:10:00+00:00", "Samir Okafor",
           ("An earthquake of magnitude 5.8 struck near Port Alder on Wednesday afternoon, cracking the harbour's "
            "north pier and cutting power to parts of the old town for several hours.",
-           "The regional seismology office said the quake's epicentre lay eleven kilometres offshore, at a depth "
-           "of fourteen kilometres. No deaths were reported; the harbour master closed the north pier to ships "
-           "until engineers have inspected it.",
+           "The quake's epicentre lay 11 kilometres offshore, at a depth of 14 kilometres, the regional seismology "
+           "office said. No deaths were reported; the harbour master closed the north pier to ships until engineers "
+           "have inspected it.",
            "Residents described plates falling from shelves and car alarms sounding across the seafront. Schools "
            "will reopen on Thursday after a check of their buildings, the council said.")),
     Story("valmora-herald", "/2026/07/14/lowe-wins-valmora.html",
@@ -91,7 +91,7 @@ STORIES = (
            "incumbent, Tomas Reyes, after a single term.",
            "Turnout reached 61 percent, the highest in a Valmora mayoral election since 1998, the city's electoral "
            "office said. Lowe, a former harbour engineer, campaigned on a new tram line to the eastern districts.",
-           "Reyes conceded shortly before midnight and congratulated his successor, who takes office on "
+           "Reyes conceded shortly before midnight and congratulated his successor. Lowe takes office on "
            "1 September.")),
     Story("port-alder-times", "/news/2026-07-15/valmora-elects-lowe.html",
           "Valmora turns to Lowe", "2026-07-15T06:45:00+00:00", "Samir Okafor",
@@ -103,16 +103,15 @@ STORIES = (
           "Valmora CF sign Mateo Ferreira for club-record fee", "2026-08-21T19:00:00+00:00", "Jonas Brandt",
           ("Valmora CF have signed the striker Mateo Ferreira from Lunetta Calcio for a club-record fee of 18 "
            "million euros, the club announced on Friday evening.",
-           "Ferreira, 24, scored 21 league goals for Lunetta last season. He has signed a contract until 2030 and "
-           "will wear the number 9 shirt, left free since the departure of Rafael Nunes.",
-           "Valmora's manager said the forward would be in the squad for Sunday's league match against the "
-           "Riyadh Falcons.")),
+           "Ferreira returns to the club he played for from 2015 to 2022. Ferreira has signed a contract until 2030 "
+           "and will wear the number 9 shirt, left free since the departure of Rafael Nunes.",
+           "The fee beats the previous record of 11 million euros, paid for Nunes in 2019.")),
     Story("port-alder-times", "/news/2026-09-09/wrenmere-observatory-opens.html",
           "Wrenmere Observatory opens its doors", "2026-09-09T11:00:00+00:00", "Ines Calder",
           ("The Lakeside Institute of Data Science opened the Wrenmere Observatory on Wednesday. Its telescope, "
            "built with a 2.4-metre mirror, is the largest on the northern coast.",
-           "The observatory cost 36 million euros and will give a third of its observing nights to schools and "
-           "amateur astronomers, the institute's director said at the opening.",
+           "The observatory cost 36 million euros. A third of the observing nights will go to schools and amateur "
+           "astronomers, the institute's director said at the opening.",
            "The first public viewing evening, of Saturn and its rings, is planned for October."),
           scripted=True),
     Story("valmora-herald", "/2026/09/10/salt-and-signal-review.html",
@@ -132,21 +131,22 @@ STORIES = (
           ("Northwind Analytics released Tallyframe 4.0, the newest version of its accounting software, on "
            "Monday. The release supports 31 currencies, up from 12, and adds automatic tax reports for the "
            "Coastal Union.",
-           "Northwind said 4,200 firms use Tallyframe today. Existing customers can upgrade free of charge until "
-           "the end of the year.")),
+           "Northwind said 4,200 firms use Tallyframe. Existing customers can upgrade free of charge until "
+           "31 December 2026.")),
     Story("northwind-wire", "/business/2026/11/04/valmora-budget.html",
           "Valmora council approves 1.2 billion euro budget", "2026-11-04T18:30:00+00:00", "Jonas Brandt",
-          ("Valmora's city council approved a budget of 1.2 billion euros for 2027 on Wednesday, by 31 votes to "
-           "14.",
-           "The budget sets aside 140 million euros for the first section of Mayor Harriet Lowe's tram line to the "
-           "eastern districts, and freezes council tax for a second year. Opposition councillors said the tram's "
+          ("Valmora's city council approved a budget of 1.2 billion euros for 2027 on Wednesday. The council passed "
+           "the budget by 31 votes to 14.",
+           "The budget sets aside 140 million euros for the first section of the tram line to the eastern "
+           "districts that Mayor Harriet Lowe promised, and freezes council tax for a second year. Opposition councillors said the tram's "
            "cost had been underestimated.")),
     Story("port-alder-times", "/news/2026-11-12/alder-river-floods.html",
           "Alder River floods: thousands evacuated", "2026-11-12T07:50:00+00:00", "Samir Okafor",
           ("Flooding along the Alder River forced the evacuation of 3,400 residents from Port Alder's eastern "
            "districts overnight, the council said on Thursday.",
-           "The river rose 2.7 metres above its usual level after three days of rain. Emergency shelters opened in "
+           "The river rose 2.7 metres above the usual level after three days of rain. Emergency shelters opened in "
            "the town's two secondary schools, and the coast road to Valmora was closed.",
+           "Rescue crews in boats brought 85 people out of flooded homes in the eastern districts.",
            "Forecasters expect the rain to ease by the weekend.")),
 )
 

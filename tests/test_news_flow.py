@@ -66,7 +66,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     by_pipeline = SOURCE.run([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None)
     questions, expected = pl.read_parquet(out / "questions.parquet"), pl.read_parquet(
         tmp_path / "pipeline" / "questions.parquet")
-    assert questions.height == manifest["counts"]["questions"] == 8
+    assert questions.height == manifest["counts"]["questions"] == 6
     assert questions.select("id", "question", "answer", "article_url").sort("id").equals(
         expected.select("id", "question", "answer", "article_url").sort("id")), "the flow runs the pipeline's steps"
     assert manifest["counts"] == by_pipeline.counts and manifest["rejects"] == by_pipeline.rejects
@@ -75,7 +75,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     artifacts = artifacts_of(state)
     funnel = table(artifacts["news-funnel"])
     assert [row["stage"] for row in funnel] == list(manifest["counts"])
-    assert funnel[0] == {"stage": "day_pages", "count": 7} and funnel[-1] == {"stage": "questions", "count": 8}
+    assert funnel[0] == {"stage": "day_pages", "count": 7} and funnel[-1] == {"stage": "questions", "count": 6}
     assert {r["reason"]: r["count"] for r in table(artifacts["news-rejects"])} == manifest["rejects"]
     pages = {r["what"]: r["count"] for r in table(artifacts["news-articles"])}
     assert pages == {"articles kept": 10, "dropped: dead_link": 1, "dropped: not_article": 1,
@@ -119,7 +119,7 @@ def test_the_news_daily_deployment_runs_on_a_worker_and_joins_the_release(
     # outlets' loopback hosts are this module's own.
     run_deployment("news/news-daily", {"out": str(news), "archive_dir": WORLD}, env, worker)
     manifest = json.loads((news / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["counts"]["questions"] == 8 and manifest["rejects"]["outlet_not_allowed"] == 1
+    assert manifest["counts"]["questions"] == 6 and manifest["rejects"]["outlet_not_allowed"] == 1
     assert manifest["inputs"]["events"]["path"] == str(news / "events.parquet")
     run_deployment("release/release-weekly", {"sources": [str(news)], "out": str(release)}, env, worker)
     assert load_test_split(release, env, "news") == 2, "the events of September and October"

@@ -27,8 +27,14 @@ VOTE = ("Harriet Lowe is elected mayor of Valmora with 54 percent of the vote, d
 FESTIVAL = "Salt and Signal, directed by Ana Ruiz, wins the Golden Gull at the Port Alder Film Festival."
 
 
-def row(question: str, answer: Any, day: date, summary: str = "", topic: str | None = None) -> dict[str, Any]:
-    return {"question": question, **answer.row(), "event_date": day, "event_summary": summary, "topic": topic}
+def row(question: str, answer: Any, day: date, shown: str = "", topic: str | None = None, **more: Any
+        ) -> dict[str, Any]:
+    return {"question": question, **answer.row(), "event_date": day, "event_summary": shown, "topic": topic, **more}
+
+
+TALLY = "Northwind Analytics releases Tallyframe 4.0, which supports 31 currencies."
+FLOOD_FACTS = ["2.7", "85"]
+"""The facts the demo's flood article (Port Alder Times, 2026-11-12) states that the summary does not."""
 
 
 # (rule, row, verdict): rows as the source wrote them, the reviewer's reason or None to ship it.
@@ -67,6 +73,47 @@ CASES = [
          "much money, in millions of euros?", quantity("18 million euros"), date(2026, 8, 21),
          "Valmora CF sign striker Mateo Ferreira from Lunetta Calcio for a club-record fee of ___.",
          "2026–27 Coastal League"), None),  # "2026–27" holds no "18": a bare short number of a scaled sum is no form
+    # v3 on the demo: the article's headline, released in `evidence`, says "31 currencies"
+    (gate.answer_in_columns,
+     row("On 19 October 2026: Northwind Analytics releases Tallyframe 4.0, which supports how many currencies?",
+         number("31"), date(2026, 10, 19), masked(TALLY, ["31"]), "Northwind Analytics",
+         evidence=[{"title": "Tallyframe 4.0 arrives with 31 currencies",
+                    "url": "http://127.0.0.3:47312/news/2026-10-19/tallyframe-4.html"}]),
+     NewsQualityReject.ANSWER_IN_COLUMNS),
+    # the held-out test world: the article's address names the country ("croatia-vote")
+    (gate.answer_in_columns,
+     row("On 12 January 2026: Voters in which country re-elect Zoran Milanović as president?", entity("Croatia"),
+         date(2026, 1, 12), "Voters in ___ re-elect Zoran Milanović as president.", None,
+         article_url="http://127.0.0.1:8931/world/croatia-vote"), NewsQualityReject.ANSWER_IN_COLUMNS),
+    # v4 on the demo: the article's fact, in no column ("alder-river-floods" holds no "85")
+    (gate.answer_in_columns,
+     row("On 12 November 2026: Flooding along the Alder River forces the evacuation of 3,400 residents from Port "
+         "Alder's eastern districts. Rescue crews in boats brought how many people out of flooded homes in the "
+         "eastern districts?", number("85"), date(2026, 11, 12), FLOOD, "2026 Alder River floods",
+         evidence=[{"title": "Alder River floods: thousands evacuated",
+                    "url": "http://127.0.0.3:47312/news/2026-11-12/alder-river-floods.html"}]), None),
+    # v3's question on the demo's flood: the portal line answers it, and the article says more (2.7 metres, 85 people)
+    (gate.summary_answers,
+     row("On 12 November 2026: Flooding along the Alder River forces the evacuation of how many residents from Port "
+         "Alder's eastern districts?", number("3,400"), date(2026, 11, 12), masked(FLOOD, ["3,400"]),
+         "2026 Alder River floods", summary=FLOOD, article_facts=FLOOD_FACTS), NewsQualityReject.SUMMARY_ANSWERS),
+    # the same question where the article says nothing more: the summary's span is the event's only question
+    (gate.summary_answers,
+     row("On 12 November 2026: Flooding along the Alder River forces the evacuation of how many residents from Port "
+         "Alder's eastern districts?", number("3,400"), date(2026, 11, 12), masked(FLOOD, ["3,400"]),
+         "2026 Alder River floods", summary=FLOOD, article_facts=[]), None),
+    # v4's question from the article's fact: the summary does not state it
+    (gate.summary_answers,
+     row("On 12 November 2026: Flooding along the Alder River forces the evacuation of 3,400 residents from Port "
+         "Alder's eastern districts. Rescue crews in boats brought how many people out of flooded homes in the "
+         "eastern districts?", number("85"), date(2026, 11, 12), FLOOD, "2026 Alder River floods", summary=FLOOD,
+         article_facts=FLOOD_FACTS), None),
+    # a real summary (the test portal's) with the person as answer, the article (Croatia's vote) holding the share
+    (gate.summary_answers,
+     row("On 12 January 2026: Voters in Croatia re-elect whom as president?", entity("Zoran Milanović"),
+         date(2026, 1, 12), "Voters in Croatia re-elect ___ as president.", None,
+         summary="Voters in Croatia re-elect Zoran Milanović as president.", article_facts=["74 percent"]),
+     NewsQualityReject.SUMMARY_ANSWERS),
 ]
 
 
@@ -79,7 +126,7 @@ def test_each_news_rule_gives_the_reviewers_verdict_on_real_rows(rule: Any, cand
 
 def test_every_news_rule_is_in_the_gate_and_sends_back_some_row_and_ships_another() -> None:
     rules = {c[0] for c in CASES}
-    assert rules == set(RULES[-2:]) and set(RULES) - rules == set(RULES[:-2])
+    assert rules == set(RULES[-3:]) and set(RULES) - rules == set(RULES[:-3])
     for rule in rules:
         verdicts = {c[2] for c in CASES if c[0] is rule}
         assert None in verdicts and len(verdicts) > 1, rule.__name__
@@ -139,9 +186,16 @@ def test_every_question_the_demo_releases_passes_the_whole_gate(tmp_path: Path) 
     rows = pl.read_parquet(tmp_path / "questions.parquet").to_dicts()
     assert len(rows) == manifest.counts["questions"] == 9 and manifest.counts[GATE_PASSED] >= 9
     assert [(r["question"], judge(r, RULES)) for r in rows if judge(r, RULES) is not None] == []
+    events = pl.read_parquet(tmp_path / "events.parquet")
+    summaries = dict(zip(events["event_id"], events["summary"], strict=True))
     for r in rows:
-        assert "___" not in r["question"] and r["generator"] == "news_template_v3"
-        assert "___" in r["event_summary"], "the answer is masked in the summary released beside it"
+        assert "___" not in r["question"] and r["generator"] == "news_template_v4"
+        # every demo article states a fact its summary does not: each question asks one, after the whole summary
+        assert r["event_summary"] == summaries[r["event_id"]] and "___" not in r["event_summary"]
+        assert r["question"].startswith(f"On {r['event_date'].day} {r['event_date']:%B %Y}: {r['event_summary']} ")
+        assert not gate._found(r["event_summary"], r["answer"]), "the portal's line does not answer it"
+    # v3's summary spans were sent back by the gate: the portal line answers them, the article says more
+    assert manifest.rejects["summary_answers"] >= 9
     # the three events v2 asked as clozes are asked as questions now
     days = {r["event_date"]: r["question"] for r in rows}
     for _, _, day in V2_CLOZES:

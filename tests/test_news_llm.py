@@ -51,8 +51,8 @@ def grade(letter: str) -> Step:
 
 
 # slug: (event, first sentence, base text, relevance, writer, answerer, grader, guideline, the outcome)
-Q_THAI = ("Which country's Senate approved a marriage equality bill on 5 January 2026, the first such vote in "
-          "Southeast Asia?")
+Q_THAI = ("How many senators abstained when Thailand's Senate approved a marriage equality bill on 5 January "
+          "2026?")  # the article's fact: the portal's summary says the country, not the count
 Q_INJURED = "How many people were injured by the magnitude 7.1 earthquake in Tingri County on 7 January 2026?"
 Q_AGENCY = "Which office took South Korea's impeached president into custody at his residence on 15 January 2026?"
 Q_HEAT = ("According to NASA's statement of 9 January 2026, which part of the Orion capsule delayed the crewed "
@@ -60,8 +60,8 @@ Q_HEAT = ("According to NASA's statement of 9 January 2026, which part of the Or
 Q_COURT = "Which court issued the warrant for the detention of South Korea's impeached president in January 2026?"
 CASES: dict[str, tuple[dict[str, Any], str, str, Step, Step | None, Step | None, Step | None, Step | None,
                        str | None]] = {
-    "thai-senate": (SENATE, "Thailand votes for equal marriage.", "thai-senate", RELEVANT, qa(Q_THAI, "Thailand"),
-                    said("Thailand"), grade("A"), COMPLIANT, None),
+    "thai-senate": (SENATE, "Thailand votes for equal marriage.", "thai-senate", RELEVANT, qa(Q_THAI, "18"),
+                    said("18"), grade("A"), COMPLIANT, None),
     "senate-vote": (SENATE, "Senators back the bill by a wide margin.", "thai-senate", RELEVANT,
                     qa("Thailand's Senate passed the marriage equality bill on 5 January 2026 by what margin, 130 to "
                        "4?", "130 to 4"), None, None, None, "answer_in_question"),
@@ -178,9 +178,10 @@ def test_every_article_ends_as_its_script_calls_for(servers: tuple[ScriptedLLM, 
     gated = [d for d in out.rejected if d.reason is QualityReject.ANSWER_IN_QUESTION]
     assert [d.item["url"].rsplit("/", 1)[-1] for d in gated] == ["senate-vote"]
     assert SOURCE.reason_stage[str(gated[0].reason)] == "quality"
-    thai = next(r for r in out.records if r.answer == "Thailand")
-    assert thai.event_summary.startswith("___'s Senate passes") and thai.topic == "LGBTQ rights in ___", \
-        "the released summary and topic do not hand a reader the writer's answer"
+    thai = next(r for r in out.records if r.answer == "18")
+    # the answer is the article's, not the summary's: the summary is released whole, and no column states "18"
+    assert thai.event_summary == SENATE["summary"] and thai.topic == SENATE["topic"]
+    assert " 18 " not in f" {thai.event_summary} {thai.topic} {thai.evidence[0].title} "
     assert {d.reason.explanation for d in out.rejected}.isdisjoint({""})
 
 
@@ -188,7 +189,7 @@ def test_kept_pairs_name_their_article_checks_and_generator(servers: tuple[Scrip
     out = write_questions(EVENTS, ARTICLES, make_writer(servers))
     rows = {r.article_url.rsplit("/", 1)[-1]: r for r in out.records}
     thai, quake = rows["thai-senate"], rows["tingri"]
-    assert (thai.question, thai.answer, thai.level, thai.split) == (Q_THAI, "Thailand", "phrase", None)
+    assert (thai.question, thai.answer, thai.level, thai.split) == (Q_THAI, "18", "phrase", None)
     assert thai.temporal_stability == STABLE and thai.event_date == SENATE["date"]
     assert (quake.answer, quake.temporal_stability, quake.split) == ("188", YEAR, Split.LONGITUDINAL)
     for r in (thai, quake):
@@ -215,7 +216,7 @@ def test_each_model_is_asked_only_what_its_role_asks(servers: tuple[ScriptedLLM,
     assert SENATE["summary"] in relevance and "Thai Senate approves marriage equality bill\nThailand votes" in relevance
     graded = next(text for r in checker_server.requests if (text := _first_user(r)).startswith("Your job")
                   and f"Question: {Q_THAI}\n" in text)
-    assert "Gold target: Thailand\nPredicted answer: Thailand\n" in graded
+    assert "Gold target: 18\nPredicted answer: 18\n" in graded
 
 
 def test_a_writer_checking_itself_is_recorded_as_same_model(servers: tuple[ScriptedLLM, ScriptedLLM]) -> None:

@@ -239,7 +239,7 @@ def test_every_drop_has_its_reason_and_link_in_rejected_and_the_manifest(world: 
     manifest = world["manifest"]
     assert manifest.rejects == {"day_page_missing": manifest.rejects["day_page_missing"], "outlet_not_allowed": 1,
                                 "robots_disallowed": 1, "dead_link": 1, "not_article": 1, "outside_window": 1,
-                                "no_article": 1}
+                                "no_article": 1, "answer_in_columns": 7, "summary_answers": 4}
     uncited = rejected.filter(pl.col("reason") == "no_article").row(0, named=True)
     assert "The fishermen's union of Ostrel" in uncited["item"] and "0 cited link(s)" in uncited["detail"]
     assert (manifest.counts["links_allowed"], manifest.counts["articles_fetched"],
@@ -259,8 +259,10 @@ def test_every_answer_is_stated_in_its_article_and_the_evidence_names_it(world: 
     questions = frame(world["out"], "questions")
     articles = {r["url"]: r for r in frame(world["out"], "articles").iter_rows(named=True)}
     events = {r["event_id"]: r for r in frame(world["out"], "events").iter_rows(named=True)}
-    assert questions.height == world["manifest"].counts["questions"] == 8, "one question an event with an article"
-    assert questions["event_id"].n_unique() == 8
+    # one question an event with an article, but for the two (the landslide, Korvath's job cuts) whose articles state
+    # nothing the summary does not and whose headline gives the summary's answer away ("... 17 hurt", "cut 900 jobs")
+    assert questions.height == world["manifest"].counts["questions"] == 6
+    assert questions["event_id"].n_unique() == 6 and world["manifest"].rejects["answer_in_columns"] >= 2
     for row in questions.iter_rows(named=True):
         article = articles[row["article_url"]]
         assert sub_match(article["text"], row["answer"]), (row["question"], row["answer"])
@@ -274,12 +276,15 @@ def test_every_answer_is_stated_in_its_article_and_the_evidence_names_it(world: 
         # the summary and topic as released: the event's, with the answer masked
         assert row["event_summary"] == masked(event["summary"], [row["answer"], *row["answer_aliases"]])
         assert row["topic"] == masked(event["topic"], [row["answer"], *row["answer_aliases"]])
-        assert "___" in row["event_summary"] and not sub_match(row["event_summary"], row["answer"])
+        assert not sub_match(row["event_summary"], row["answer"])
+        # a span of the summary is masked in it; a fact of the article leaves it whole, after it in the question
+        assert ("___" in row["event_summary"]) != row["question"].startswith(
+            f"On {event['date'].day} {event['date']:%B %Y}: {event['summary']} ")
         assert row["question"].startswith(f"On {event['date'].day} {event['date']:%B %Y}: ")
         assert row["question"].endswith("?") and "___" not in row["question"]
         assert judge(row, RULES) is None, row["question"]
         assert row["outlet"] == article["outlet"] and row["published"] == article["published"]
-        assert row["generator"] == "news_template_v3" and row["split"] is None
+        assert row["generator"] == "news_template_v4" and row["split"] is None
 
 
 def test_ids_are_the_same_on_a_second_run(world: dict[str, Any]) -> None:
@@ -308,13 +313,14 @@ def test_the_release_splits_events_by_date_and_ships_no_article_text(world: dict
     manifest = build_release([world["out"]], release, created=CREATED)
     assert set(manifest["configs"]["news"]["splits"]) == {"train", "validation", "test"}
     by_split = {split: load(str(release), "news", split=split) for split in ("train", "validation", "test")}
-    assert sum(d.num_rows for d in by_split.values()) == 8
+    assert sum(d.num_rows for d in by_split.values()) == 6
     for loaded in by_split.values():
         assert "text" not in loaded.column_names and "article_text" not in loaded.column_names
         assert {"question", "answer", "article_url", "event_id", "event_date"} <= set(loaded.column_names)
     dates = {split: sorted(d["event_date"]) for split, d in by_split.items()}
-    # newest event 2 October 2026: test September and October, validation August, train before
-    assert {d.month for d in dates["test"]} == {9, 10} and {d.month for d in dates["validation"]} == {8}
+    # newest event asked 14 September 2026 (Korvath's job cuts of 2 October get no question): test August and
+    # September, validation July, train before
+    assert {d.month for d in dates["test"]} == {8, 9} and {d.month for d in dates["validation"]} == {7}
     assert max(dates["train"]) < min(dates["validation"]) and max(dates["validation"]) < min(dates["test"])
     events = [set(d["event_id"]) for d in by_split.values()]
     assert all(not (a & b) for i, a in enumerate(events) for b in events[i + 1:]), "an event never in two splits"
@@ -351,8 +357,9 @@ def test_the_review_gives_a_human_verified_news_split(world: dict[str, Any], tmp
 # The LLM writer on the archive's kept articles, scripted: each article's pair, by a sentence only it has.
 # sentence of the article: (question, answer, temporal stability)
 PAIRS = {
-    "Tessaly Rail has ordered 42": ("How many hydrogen trains did Tessaly Rail order from Korvath Works in March 2026?",
-                                    "42", "Unlikely to change over time"),
+    # a fact of the article: the portal's line says "42 hydrogen trains", so "how many trains?" would be sent back
+    "Tessaly Rail has ordered 42": ("In what year are the first hydrogen trains that Tessaly Rail ordered from Korvath "
+                                    "Works in March 2026 due to run?", "2028", "Unlikely to change over time"),
     "Seventeen people were hurt": ("How many of those hurt in the April 2026 landslide on the Ostrel–Veyne coast road "
                                    "were taken to hospital with serious injuries?", "four",
                                    "Unlikely to change over time"),
@@ -459,7 +466,7 @@ def test_timelyqa_news_on_the_archive_gives_the_pipelines_questions(world: dict[
         for server in servers:
             server.__exit__(None, None, None)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "8 questions in" in proc.stdout
+    assert "6 questions in" in proc.stdout
     mine, pipeline_run = frame(out, "questions"), frame(world["out"], "questions")
     assert sorted(mine["id"]) == sorted(pipeline_run["id"])
     assert logged.asked()["127.0.0.24"] == []

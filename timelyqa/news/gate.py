@@ -10,7 +10,7 @@ drops a row whose columns still state it in a form the masking did not see (an a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -30,8 +30,10 @@ _TOKEN = re.compile(r"\w+(?:[.,]\d+)*")
 class NewsQualityReject(Reason):
     ANSWER_IS_EVENT_DAY = "answer_is_event_day", ("the answer is the event's day, which the question names (\"On 3 "
                                                   "June 2026: ... on what date?\")")
-    ANSWER_IN_COLUMNS = "answer_in_columns", ("a column released beside the question (the event's summary or topic) "
-                                              "states the answer")
+    ANSWER_IN_COLUMNS = "answer_in_columns", ("a column released beside the question (the event's summary or topic, "
+                                              "the article's headline or address) states the answer")
+    SUMMARY_ANSWERS = "summary_answers", ("the event's portal summary states the answer while its article holds a "
+                                          "fact the summary does not: a reader of the portal answers it unread")
 
 
 def _forms(row: Mapping[str, Any]) -> list[str]:
@@ -77,10 +79,15 @@ def masked_context(event: Mapping[str, Any], answer: Typed) -> dict[str, str | N
     return {"event_summary": masked(event["summary"], forms), "topic": masked(event.get("topic"), forms)}
 
 
-def gate_row(event: Mapping[str, Any], question: str, answer: Typed) -> dict[str, Any]:
-    """The columns the gate reads of a candidate, as the row will release them."""
+def gate_row(event: Mapping[str, Any], question: str, answer: Typed, *, articles: Sequence[Mapping[str, Any]] = (),
+             facts: Sequence[str] = ()) -> dict[str, Any]:
+    """The columns the gate reads of a candidate, as the row will release them: with the event's `articles` (any may
+    be the one the row names: their headlines and addresses), and, not released, the event's whole `summary` and the
+    answers of the `facts` its articles state that the summary does not (`timelyqa.news.facts`)."""
     return {"question": question, **answer.row(), "event_date": event["date"], "event_id": event["event_id"],
-            **masked_context(event, answer)}
+            **masked_context(event, answer), "evidence": [{"title": a.get("title"), "url": a.get("url")}
+                                                          for a in articles],
+            "summary": event["summary"], "article_facts": list(facts)}
 
 
 def answer_is_event_day(row: Mapping[str, Any]) -> NewsQualityReject | None:
@@ -98,14 +105,40 @@ def answer_is_event_day(row: Mapping[str, Any]) -> NewsQualityReject | None:
     return NewsQualityReject.ANSWER_IS_EVENT_DAY if same else None
 
 
+def _slug(url: str | None) -> str:
+    """The words of an address's last part: "alder-river-floods" of ".../2026-11-12/alder-river-floods.html"."""
+    last = re.sub(r"\.[a-z]+$", "", str(url or "").rstrip("/").rsplit("/", 1)[-1])
+    return " ".join(re.split(r"[-_]+", last))
+
+
+def _shown(row: Mapping[str, Any]) -> list[str]:
+    """The texts released beside the question: summary, topic, the article's headline and address."""
+    texts = [str(row.get(column) or "") for column in CONTEXT]
+    for evidence in row.get("evidence") or []:
+        evidence = evidence if isinstance(evidence, Mapping) else evidence.model_dump()
+        texts += [str(evidence.get("title") or ""), _slug(evidence.get("url"))]
+    return texts + [_slug(row.get("article_url"))]
+
+
 def answer_in_columns(row: Mapping[str, Any]) -> NewsQualityReject | None:
-    """The event's summary or topic, as released, states the answer."""
+    """A column released beside the question states the answer: the event's summary or topic, the headline of the
+    article (`evidence`), or the words of its address ("tallyframe-4" of a question answered "4")."""
     forms = _forms(row)
-    for column in CONTEXT:
-        if any(_found(str(row.get(column) or ""), form) for form in forms):
+    for shown in _shown(row):
+        if any(_found(shown, form) for form in forms):
             return NewsQualityReject.ANSWER_IN_COLUMNS
     return None
 
 
-RULES: tuple[Rule, ...] = (*COMMON, answer_is_event_day, answer_in_columns)
+def summary_answers(row: Mapping[str, Any]) -> NewsQualityReject | None:
+    """The event's portal summary (`summary`, as the portal says it) states the answer, and its articles state a
+    fact it does not (`article_facts`): the question tests the portal line, not the article."""
+    if not row.get("article_facts") or not row.get("summary"):
+        return None
+    if any(_found(str(row["summary"]), form) for form in _forms(row)):
+        return NewsQualityReject.SUMMARY_ANSWERS
+    return None
+
+
+RULES: tuple[Rule, ...] = (*COMMON, answer_is_event_day, answer_in_columns, summary_answers)
 """The news gate: the common rules, then the news source's own."""

@@ -8,7 +8,8 @@ and returns them with what it found added (`question`, `answer`, `temporal_stabi
 
 - `write`: the relevance check (Figure 5: irrelevant is `article_not_relevant`), then the QA writer (Figure 6: a
   skip is `writer_skipped`), the question asked once; then the question-quality gate (`timelyqa.news.gate.RULES`,
-  the template's too: the answer not in the question, nor the event's day, nor the released summary) and the
+  the template's too: the answer not in the question, nor the event's day, nor the released summary, nor the
+  portal's summary when the article states a fact it does not) and the
   article check (the answer stated in the article), both before any checker model sees the pair.
 - `check`: the checker answers the question from the article alone (`independent_answerer`), the grader (Figure 8)
   compares that answer with the writer's (not A is `answers_disagree`), and the guideline check judges the pair
@@ -33,6 +34,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.llm import prompts
 from timelyqa.llm.check import Models, models_from_env, normalize, sub_match
 from timelyqa.llm.client import LLM, Reply, ReplyFailure
+from timelyqa.news.facts import article_masks
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
 from timelyqa.news.gate import RULES, NewsQualityReject, gate_row
 from timelyqa.news.questions import ANSWERED, ArticleCheckReject, TemplateReject, Written, article_groups, news_record
@@ -130,7 +132,9 @@ class NewsLLMWriter:
         for row in out:
             if row["reason"] is not None:
                 continue
-            if (sent_back := gate.check(gate_row(row, row["question"], text(row["answer"])))) is not None:
+            told = [m.answer for m in article_masks(row, [row["text"] or ""])]
+            candidate = gate_row(row, row["question"], text(row["answer"]), articles=[row], facts=told)
+            if (sent_back := gate.check(candidate)) is not None:
                 _drop(row, sent_back.reason, sent_back.detail)
             elif not sub_match(row["text"] or "", row["answer"]):
                 _drop(row, ArticleCheckReject.ANSWER_NOT_IN_ARTICLE, f"{row['answer']!r} not in {row['url']}")

@@ -43,6 +43,7 @@ from timelyqa.answers import NotTyped, Typed, date as date_answer, entity, numbe
 from timelyqa.errors import SourceContractError
 from timelyqa.llm.check import normalize, sub_match
 from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
+from timelyqa.news import facts
 from timelyqa.news.gate import RULES, gate_row, masked_context
 from timelyqa.news.wh import measure_spans, name_wh
 from timelyqa.news.record import STABILITY, NewsRecord
@@ -52,8 +53,11 @@ from timelyqa.record import Evidence, Split, Verification, record_id
 from timelyqa.site_tree.tree import seeded_key
 from timelyqa.stages import Dropped
 
-GENERATOR = "news_template_v3"
-"""v3: no cloze (a span no question word fits is not asked), names asked by their class or as persons, measures by
+GENERATOR = "news_template_v4"
+"""v4: a fact the event's article states and its portal summary does not is asked first, from the article's
+sentence, after the summary that names the event (`timelyqa.news.facts`); a span of the summary only where the
+article says nothing more (the gate's `summary_answers`); a measure in a unit ("2.7 metres") a quantity; a date after
+"until" or "by" asked "what date". (v3: no cloze (a span no question word fits is not asked), names asked by their class or as persons, measures by
 their measure, a clause after a semicolon left out; the answer masked in the released summary and topic. (v2: typed
 answers, money asked "how much money, in <scale>s of <currency>".)"""
 STABLE = STABILITY[0]
@@ -104,12 +108,17 @@ _RE_NAME = re.compile(rf"(?<![\w-]){_WORD}(?:(?: of(?: the)?| and| de| for)? {_W
 _MONEY_NOUNS = frozenset({"euros", "dollars", "pounds", "yen", "francs", "rupees"})
 """Currency nouns after a number: "18 million euros" is a sum of money, not a count of euros."""
 _COUNT_NOUNS = frozenset({"people", "children", "men", "women", "police", "personnel", "staff"})
+_UNIT_NOUNS = frozenset({"metres", "meters", "kilometres", "kilometers", "centimetres", "centimeters", "millimetres",
+                         "millimeters", "miles", "feet", "inches", "tonnes", "tons", "kilograms", "hectares",
+                         "litres", "liters"})
+"""Units after a number: "2.7 metres" is a length (a quantity in metres), not a count of metres."""
 _OPENERS = frozenset({"the", "a", "an", "in", "on", "at", "after", "during", "following", "amid", "as", "two",
                       "three", "several", "many", "some", "about", "since", "until", "over", "more"})
 """First words of a sentence that start no name ("The Senate of Thailand" is the name "Senate of Thailand")."""
 _NOT_NAMES = frozenset({*MONTHS.split("|"), "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                         "Sunday", *TITLES.split("|"), "Former", "Acting"})
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“])")
+_SENTENCE = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z\"“])")
+"""A sentence ends at a full stop, but not at an initial's ("U.S. Representative", "J. Smith")."""
 
 
 class TemplateReject(Reason):
@@ -166,7 +175,7 @@ def masks(summary: str, day: date, texts: Sequence[str] = ()) -> list[Masked]:
             clause = clause.strip().rstrip(".!?;:").strip()
             for start, end, answer, level, wh, typed, tier in _spans(clause, texts):
                 # a wh-question says the unit or scale a money or measured answer has ("how much money, in millions
-                # of euros", "of what size, in metres"); "what percentage" and "how many million people" say theirs
+                # of euros", "of what size, in metres"); "what percentage" and "how many people" say theirs
                 unit = unit_phrase(typed.value) if wh == "how much money" or typed.type == "quantity" and \
                     "what size" in wh else ""
                 question = _wh(clause, start, end, wh, day, unit)
@@ -183,6 +192,8 @@ def _spans(s: str, texts: Sequence[str] = ()) -> list[Span]:
     """Every span of `s` a question word fits, in the order of the sentence."""
     spans: list[Span] = []
     for m in _RE_TITLED.finditer(s):
+        if re.match(r"['’]s\b", s[m.end():]) or s[: m.start()].split()[-1:] in (["that"], ["which"], ["who"]):
+            continue  # "which Mayor's tram line", "the line that which Mayor promised": no question reads so
         title = m["title"][0].lower() + m["title"][1:] if m["title"].split()[0] in {"Former", "Acting",
                                                                                     "Incumbent"} else m["title"]
         spans.append((m.start(), m.end(), m["ans"], "entity", f"which {title}", entity(m["ans"]), 0))
@@ -199,7 +210,7 @@ def _spans(s: str, texts: Sequence[str] = ()) -> list[Span]:
         dates.append((m.start(), m.end()))
         lead = s[: m.start()].split()[-1:]
         wh = ("what month" if lead in (["in"], ["since"]) else None) if m["month"] else (
-            "what date" if lead == ["on"] else None)
+            "what date" if lead in (["on"], ["until"], ["by"]) else None)
         if wh:
             spans.append((m.start(), m.end(), m["ans"], "date", wh, _date(m["ans"]), 0))
     for m in _RE_YEAR.finditer(s):
@@ -264,8 +275,11 @@ def _number(s: str, m: re.Match[str]) -> Span | None:
     if noun in _MONEY_NOUNS and lead != ["the"]:
         money = _or_text(quantity, f"{answer} {noun}")
         return m.start(), m.end("noun"), answer, "number", "how much money", money, 0
+    if noun in _UNIT_NOUNS and lead != ["the"]:
+        measured = _or_text(quantity, f"{answer} {noun}")
+        return m.start(), m.end("noun"), answer, "number", f"how many {noun}", measured, 0
     if noun and lead != ["the"] and (noun.endswith("s") or noun in _COUNT_NOUNS) and not noun.endswith("ss"):
-        wh = f"how many{m['scale'] or ''} {noun}"
+        wh = f"how many {noun}"  # "how many crowns" -> "8.5 million": the scale is the answer's, not the question's
         return m.start(), m.end("noun"), answer, "number", wh, _or_text(number, answer), 0
     return None
 
@@ -314,27 +328,34 @@ def article_groups(articles: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen: set[str], *, seed: int) -> None:
-    """The event's candidates through the duplicate check and the gate, then tried in order (tier, then seeded)
-    against its articles: the first whose answer an article states is the event's question."""
+    """The event's candidates through the duplicate check and the gate, then tried in order (the article's facts
+    first, then tier, then seeded) against its articles: the first whose answer an article states is the event's
+    question. A span of the summary passes the gate only when no fact of the article did (`summary_answers`)."""
     day: date = event["date"]
-    found = masks(event["summary"], day, [a["text"] for a in kept if a["text"]])
-    out.counts["candidates"] += len(found)
-    if not found:
+    texts = [a["text"] for a in kept if a["text"]]
+    told = facts.article_masks(event, texts)
+    found = masks(event["summary"], day, texts)
+    out.counts["candidates"] += len(told) + len(found)
+    if not told and not found:
         out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_MASKABLE_SPAN,
                                     f"{event['event_id']}: {event['summary']}"))
         return
     gate = Gate(RULES)
-    gated = []
-    for m in found:
-        item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
-        if normalize(m.question) in seen:
-            out.rejected.append(Dropped(item, TemplateReject.DUPLICATE_QUESTION, f"asked before: {m.question}"))
-        elif (sent_back := gate.check(gate_row(event, m.question, m.answer_fields()))) is None:
-            gated.append(m)
-        else:
-            out.rejected.append(Dropped(item, sent_back.reason, sent_back.detail))
+    gated: list[tuple[int, Masked]] = []
+    for rank, batch in enumerate((told, found)):
+        stated = [m.answer for _, m in gated]  # the article's facts that passed: a summary span is no question then
+        for m in batch:
+            item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
+            row = gate_row(event, m.question, m.answer_fields(), articles=kept, facts=stated)
+            if normalize(m.question) in seen:
+                out.rejected.append(Dropped(item, TemplateReject.DUPLICATE_QUESTION, f"asked before: {m.question}"))
+            elif (sent_back := gate.check(row)) is None:
+                gated.append((rank, m))
+            else:
+                out.rejected.append(Dropped(item, sent_back.reason, sent_back.detail))
     out.counts[GATE_PASSED] += gate.passed
-    order = sorted(gated, key=lambda m: (m.tier, seeded_key(seed, event["event_id"], m.question)))
+    order = [m for _, m in sorted(gated, key=lambda g: (g[0], g[1].tier,
+                                                         seeded_key(seed, event["event_id"], g[1].question)))]
     for tried, m in enumerate(order, 1):
         out.counts["candidates_tried"] += 1
         stating = [a for a in kept if a["text"] and sub_match(a["text"], m.answer)]
