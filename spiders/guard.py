@@ -88,7 +88,7 @@ class GuardMiddleware:
         return cls(crawler)
 
     def process_request(self, request: Request) -> None:
-        guard: HostGuard | None = getattr(self.crawler.spider, "guard", None)
+        guard: HostGuard | None = request.meta.get("guard") or getattr(self.crawler.spider, "guard", None)
         if guard is None:
             return
         if request.url.endswith("/robots.txt") and netloc(request.url) in guard.hosts:
