@@ -24,7 +24,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from timelyqa.official.extract import Fail, Value, evaluate
-from timelyqa.official.origin import cut
+from timelyqa.official.origin import clip, cut
 from timelyqa.official.reasons import Failure
 from timelyqa.official.recipe import Recipe
 
@@ -68,6 +68,8 @@ class Reader:
             code = self.close()
             return Fail(Failure.EXTRACT_LIMIT, f"{what}: the process reading {_pages(pages)} died (exit {code}), "
                                                f"over the {self.memory // 2**20} MiB a recipe may use")
+        if isinstance(outcome, Fail) and outcome.reason == Failure.EXTRACT_LIMIT:
+            self.close()  # a worker that ran out of memory is not trusted with the next recipe
         return outcome
 
     def close(self) -> int | None:
@@ -118,14 +120,28 @@ def _serve(conn: Connection, memory: int) -> None:
             return
         try:
             outcome: Value | Fail = evaluate(recipe, pages)
-        except MemoryError:
-            outcome = Fail(Failure.EXTRACT_LIMIT, f"reading the pages took more than the {memory // 2**20} MiB a "
-                                                  "recipe may use")
         except Exception as exc:  # noqa: BLE001 - a stranger's selector on a stranger's page: its error is its own
-            said = " ".join(str(exc)[:300].split())
-            outcome = Fail(Failure.EXTRACT_ERROR, f"{recipe.extract.selector}: {type(exc).__name__}: "
-                                                  f"{cut(said, 120)[1:-1]}")
+            if isinstance(exc, MemoryError) or _near(memory):  # libxml2 says "unknown error" when malloc fails
+                outcome = Fail(Failure.EXTRACT_LIMIT, f"{recipe.extract.selector}: reading {_pages(pages)} took "
+                                                      f"more than the {memory // 2**20} MiB a recipe may use")
+            else:
+                outcome = Fail(Failure.EXTRACT_ERROR, f"{recipe.extract.selector}: {type(exc).__name__}: "
+                                                      f"{clip(str(exc)[:300])}")
         conn.send(outcome)
+
+
+_LIMIT: list[int] = []
+
+
+def _near(extra: int) -> bool:
+    """True when the worker's peak address space came within a tenth of `extra` of its limit: what failed, failed
+    for want of memory."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            peak = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmPeak:"))
+    except (OSError, StopIteration, ValueError):
+        return False
+    return bool(_LIMIT) and peak >= _LIMIT[0] - extra // 10
 
 
 def _limit_memory(extra: int) -> None:
@@ -136,6 +152,7 @@ def _limit_memory(extra: int) -> None:
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         limit = size + extra if hard == resource.RLIM_INFINITY else min(size + extra, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        _LIMIT.append(limit)
     except (OSError, StopIteration, ValueError):
         return
 

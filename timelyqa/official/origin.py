@@ -41,6 +41,12 @@ def cut(text: str, width: int = 60) -> str:
     return repr(text) if len(text) <= width else repr(text[:width - 3]) + "..."
 
 
+def clip(text: str, width: int = 120) -> str:
+    """`text` (a library's own message, say) on one line and cut to `width` characters, unquoted."""
+    line = " ".join(text[:width * 2].split())
+    return line if len(line) <= width else line[:width - 3] + "..."
+
+
 def check_template(url: str) -> None:
     """ValueError, one line, when `url` (a fetch.url template) does not fix its host in its own text."""
     parsed = list(string.Formatter().parse(url))  # the caller has checked the braces (clock.placeholders)
@@ -62,8 +68,9 @@ def check_template(url: str) -> None:
     rest = head[scheme.end():]
     ends = [i for i in (rest.find(c) for c in _ENDS_AUTHORITY) if i >= 0]
     if not ends and first is not None:
-        raise ValueError(f"{{{first}}} stands where the host is: a recipe writes its host out (or starts with a "
-                         "variable for the whole origin, such as {site}/path)")
+        what = "a date's format can write any text" if first == DAY or is_date_expression(first) else "a variable"
+        raise ValueError(f"{{{first}}} stands where the host is ({what}): a recipe writes its host out (or starts "
+                         "with a variable for the whole origin, such as {site}/path)")
     authority = rest[:min(ends)] if ends else rest
     if _AUTHORITY.match(authority) is None:
         raise ValueError(f"{cut(authority, 40)} is not a host[:port] (no user name, no backslash, letters, digits, "

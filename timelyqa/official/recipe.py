@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from timelyqa.errors import ConfigError
 from timelyqa.official.clock import DAY, VAR_NAME, is_date_expression, placeholders, resolve_date, zone
-from timelyqa.official.origin import check_origin, check_template, cut, origin_variable
+from timelyqa.official.origin import check_origin, check_template, clip, cut, origin_variable
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.stages import Dropped
 
@@ -115,7 +115,7 @@ class Extract(_Model):
             try:
                 _EMPTY.css(css)
             except (SelectorError, ValueError) as exc:
-                raise ValueError(f"{cut(css)} is not a CSS selector: {cut(str(exc), 120)[1:-1]}") from None
+                raise ValueError(f"{cut(css)} is not a CSS selector: {clip(str(exc))}") from None
         return css
 
     @field_validator("xpath")
@@ -128,7 +128,7 @@ class Extract(_Model):
                 _EMPTY.xpath(xpath)
             except ValueError as exc:
                 said = str(exc).removeprefix("XPath error: ")
-                raise ValueError(f"{cut(xpath)} is not an XPath: {cut(said, 120)[1:-1]}") from None
+                raise ValueError(f"{cut(xpath)} is not an XPath: {clip(said)}") from None
         return xpath
 
     @field_validator("regex")
@@ -142,7 +142,7 @@ class Extract(_Model):
             except re2.error as exc:
                 said = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) \
                     else str(exc)
-                raise ValueError(f"{cut(regex)} does not compile: {cut(said, 120)[1:-1]} (recipes' regexes are "
+                raise ValueError(f"{cut(regex)} does not compile: {clip(said)} (recipes' regexes are "
                                  "RE2's: no lookaround, no backreferences)") from None
             if groups > 1:
                 raise ValueError(f"{cut(regex)} has {groups} groups; use at most one (its text is the value)")

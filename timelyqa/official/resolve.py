@@ -21,7 +21,7 @@ import polars as pl
 from timelyqa.files import write_parquet
 from timelyqa.official import bounded, clock
 from timelyqa.official.extract import Fail, Value
-from timelyqa.official.origin import check_origin, cut, named_hosts, origin_variable
+from timelyqa.official.origin import check_origin, clip, named_hosts, origin_variable
 from timelyqa.official.pages import Fetched, PageStore, fetch
 from timelyqa.official.reasons import Failure, RecipeReject
 from timelyqa.official.recipe import Recipe, recipe_path
@@ -175,7 +175,7 @@ def _plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], now: datet
         return plan(recipe, at, variables, now=now)
     except Exception as exc:  # noqa: BLE001 - a stranger's recipe costs only itself, whatever it holds
         return Plan(recipe, at, fail=(str(RecipeReject.RECIPE_INVALID), f"fetch.url: {type(exc).__name__}: "
-                                      f"{cut(str(exc)[:200], 120)[1:-1]}"))
+                                      f"{clip(str(exc)[:300])}"))
 
 
 def _isolated(p: Plan, fetched: Mapping[str, Fetched], store: PageStore, seconds: float) -> Answer:
@@ -184,7 +184,7 @@ def _isolated(p: Plan, fetched: Mapping[str, Fetched], store: PageStore, seconds
     except Exception as exc:  # noqa: BLE001 - a stranger's recipe costs only itself, whatever it holds
         answer = Answer(p.recipe, p.at, p.dates)
         answer.reason = str(Failure.EXTRACT_ERROR)
-        answer.detail = f"{type(exc).__name__}: {cut(str(exc)[:200], 120)[1:-1]}"
+        answer.detail = f"{type(exc).__name__}: {clip(str(exc)[:300])}"
         return answer
 
 
