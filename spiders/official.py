@@ -3,8 +3,8 @@ nowhere else, through Chromium where the request says so; kept in the page store
 reason (timelyqa.official.reasons.Failure).
 
 Run it as timelyqa.official.pages.fetch does: `spiders.run.crawl("official", {"requests": ..., "store": ...,
-"render": "never"|"auto", "named": JSON list of the hosts the operator named}, out)`. The folder gets `fetches.parquet` (one row a request key, FETCH_SCHEMA),
-`crawl_stats.json` and the journal `pages.jsonl`: one line a page, flushed as it is done, so a crawl killed and
+"render": "never"|"auto", "named": a JSON list of the hosts the operator named}, out)`. The folder gets
+`fetches.parquet` (one row a request key, FETCH_SCHEMA), `crawl_stats.json` and the journal `pages.jsonl`: one line a page, flushed as it is done, so a crawl killed and
 started again asks only for the pages the journal lacks.
 """
 
@@ -72,9 +72,8 @@ class OfficialSpider(JournaledSpider):
             raise ValueError("requests that render need Chromium: pass render=auto (timelyqa.official.pages does)")
         self.named = frozenset(json.loads(named))
         self.guards = {page: _guard(url, self.named) for page, url in self.urls.items() if is_crawlable(url)}
-        # the spider's own guard serves requests that carry none: robots.txt of the pages' hosts
-        self.guard = HostGuard(frozenset(h for g in self.guards.values() for h in g.hosts),
-                               named_private=frozenset(h for g in self.guards.values() for h in g.named_private))
+        # the spider's own guard serves requests that carry none (robots.txt): the hosts of the pages let through
+        self.guard = HostGuard(frozenset())
         self.fetched: set[str] = set()  # pages in the journal (spiders.once.OnceMiddleware reads it)
 
     async def start(self) -> Any:
@@ -87,6 +86,8 @@ class OfficialSpider(JournaledSpider):
                 self.crawler.stats.inc_value(f"guard/{refused}")
                 yield _item(page, url, failure=Failure.HOST_NOT_ALLOWED, detail=f"{refused}: never requested")
                 continue
+            self.guard = HostGuard(self.guard.hosts | guard.hosts,
+                                   named_private=self.guard.named_private | guard.named_private)
             rendering.ALLOWED.update(guard.hosts)  # what Chromium may load too
             meta: dict[str, Any] = {"key": page, "render": self.renders[page], "download_timeout": self.page_timeout,
                                     "handle_httpstatus_list": ERROR_STATUSES, "guard": guard}
