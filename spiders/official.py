@@ -4,8 +4,8 @@ reason (timelyqa.official.reasons.Failure).
 
 Run it as timelyqa.official.pages.fetch does: `spiders.run.crawl("official", {"requests": ..., "store": ...,
 "render": "never"|"auto", "named": a JSON list of the hosts the operator named}, out)`. The folder gets
-`fetches.parquet` (one row a request key, FETCH_SCHEMA), `crawl_stats.json` and the journal `pages.jsonl`: one line a page, flushed as it is done, so a crawl killed and
-started again asks only for the pages the journal lacks.
+`fetches.parquet` (one row a request key, FETCH_SCHEMA), `crawl_stats.json` and the journal `pages.jsonl`: one line
+a page, flushed as it is done, so a crawl killed and started again asks only for the pages the journal lacks.
 """
 
 from __future__ import annotations
