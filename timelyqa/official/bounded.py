@@ -7,7 +7,8 @@ limit and held to a memory limit, so a quadratic XPath, or a page built to exhau
 The worker is a plain `python -m timelyqa.official.bounded` child (not multiprocessing's fork, which would copy a
 process running polars' threads, nor its spawn, which imports the caller's main script again). One worker serves
 every evaluation of the process in turn, and is started again only after it had to be killed; it exits when the
-process that started it closes the pipe, or ends.
+process that started it closes the pipe, or ends; and a worker whose parent is gone cannot outlive a limit either,
+for it sets an alarm of its own (SIGALRM, left to its default: the process ends) a second past each limit.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import atexit
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +35,7 @@ SECONDS = 10.0
 MEMORY = 1 << 30
 """How many bytes of address space a worker may take beyond what it has once started."""
 _ROOT = str(Path(__file__).resolve().parent.parent.parent)
+_START_SECONDS = 60.0
 
 
 class Reader:
@@ -53,12 +56,10 @@ class Reader:
     def _evaluate(self, recipe: Recipe, pages: list[str], seconds: float) -> Value | Fail:
         what = recipe.extract.selector + (f" with regex {cut(recipe.extract.regex)}" if recipe.extract.regex else "")
         try:
-            conn = self._connection()
-            conn.send((recipe, pages))
-        except OSError:  # the worker died between two recipes: start another
+            conn = self._send((recipe, pages, seconds))
+        except OSError as exc:
             self.close()
-            conn = self._connection()
-            conn.send((recipe, pages))
+            return Fail(Failure.EXTRACT_ERROR, f"{what}: {clip(str(exc))}")
         if not conn.poll(seconds):
             self.close()
             return Fail(Failure.EXTRACT_LIMIT, f"{what} ran past {seconds:g} s on {_pages(pages)}; stopped")
@@ -83,6 +84,16 @@ class Reader:
             proc.kill()
         return proc.wait()
 
+    def _send(self, task: tuple[Recipe, list[str], float]) -> Connection:
+        try:
+            conn = self._connection()
+            conn.send(task)
+        except OSError:  # the worker died between two recipes: start another
+            self.close()
+            conn = self._connection()
+            conn.send(task)
+        return conn
+
     def _connection(self) -> Connection:
         if self._conn is None:
             mine, theirs = socket.socketpair()
@@ -91,7 +102,17 @@ class Reader:
                 [sys.executable, "-m", "timelyqa.official.bounded", str(theirs.fileno()), str(self.memory)],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env)
             theirs.close()
-            self._conn = Connection(mine.detach())
+            conn = Connection(mine.detach())
+            # ready once its imports are done: a recipe's time limit is for reading, not for starting Python
+            try:
+                ready = conn.poll(_START_SECONDS) and conn.recv() == "ready"
+            except EOFError:
+                ready = False
+            if not ready:
+                conn.close()
+                self.close()
+                raise OSError(f"the process that reads recipes' pages did not start in {_START_SECONDS:g} s")
+            self._conn = conn
         return self._conn
 
 
@@ -113,11 +134,13 @@ def _pages(pages: Sequence[str]) -> str:
 def _serve(conn: Connection, memory: int) -> None:
     """The worker: evaluate each (recipe, pages) it is sent, and send back the Value or Fail, until the pipe closes."""
     _limit_memory(memory)
+    conn.send("ready")
     while True:
         try:
-            recipe, pages = conn.recv()
+            recipe, pages, seconds = conn.recv()
         except (EOFError, OSError):
             return
+        signal.setitimer(signal.ITIMER_REAL, seconds + 1.0)  # the parent kills it first; this, if the parent is gone
         try:
             outcome: Value | Fail = evaluate(recipe, pages)
         except Exception as exc:  # noqa: BLE001 - a stranger's selector on a stranger's page: its error is its own
@@ -127,6 +150,7 @@ def _serve(conn: Connection, memory: int) -> None:
             else:
                 outcome = Fail(Failure.EXTRACT_ERROR, f"{recipe.extract.selector}: {type(exc).__name__}: "
                                                       f"{clip(str(exc)[:300])}")
+        signal.setitimer(signal.ITIMER_REAL, 0)
         conn.send(outcome)
 
 
