@@ -112,12 +112,14 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
 
 @flow(name="official-resolve", flow_run_name="resolve {recipes}")
 def official_resolve_flow(recipes: Path, out: Path, at: str | None = None,
-                          variables: dict[str, str] | None = None) -> Path:
-    """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`."""
+                          variables: dict[str, str] | None = None, allow_hosts: list[str] | None = None) -> Path:
+    """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`.
+    `allow_hosts` (`host` or `host:port`): hosts the operator names, which a release's recipes may reach even when
+    they are private addresses (timelyqa.official.origin)."""
     clock = parse_at(at) if at else datetime.now(UTC)
     catalog = load(Path(recipes))
     answers = resolve(catalog.recipes, [clock], Path(out) / "work", store=health.store(Path(out) / "state"),
-                      variables=variables or {})
+                      variables=variables or {}, allow_hosts=allow_hosts or ())
     path = write_answers(answers, Path(out))
     frame = pl.read_parquet(path)
     create_table_artifact([{"recipe": r["id"], "status": r["status"], "answer": r["answer"] or "",

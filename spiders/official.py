@@ -1,11 +1,11 @@
-"""The official-sites spider and its item pipeline: each page a resolution needs fetched once, on the hosts the
-recipes name and nowhere else, through Chromium where the request says so; kept in the page store by its sha256, or
-failed with its reason (timelyqa.official.reasons.Failure).
+"""The official-sites spider and its item pipeline: each page a resolution needs fetched once, on its own host and
+nowhere else, through Chromium where the request says so; kept in the page store by its sha256, or failed with its
+reason (timelyqa.official.reasons.Failure).
 
 Run it as timelyqa.official.pages.fetch does: `spiders.run.crawl("official", {"requests": ..., "store": ...,
-"render": "never"|"auto"}, out)`. The folder gets `fetches.parquet` (one row a request key, FETCH_SCHEMA),
-`crawl_stats.json` and the journal `pages.jsonl`: one line a page, flushed as it is done, so a crawl killed and
-started again asks only for the pages the journal lacks.
+"render": "never"|"auto", "named": a JSON list of the hosts the operator named}, out)`. The folder gets
+`fetches.parquet` (one row a request key, FETCH_SCHEMA), `crawl_stats.json` and the journal `pages.jsonl`: one line
+a page, flushed as it is done, so a crawl killed and started again asks only for the pages the journal lacks.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure as TwistedFailure
 
 from spiders import render as rendering
-from spiders.browser import browser_meta, served_as_is
+from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
 from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
-from spiders.urls import canonical, is_crawlable
+from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
+from timelyqa.official.origin import is_named
 from timelyqa.official.pages import FETCH_SCHEMA, FETCHES, RENDERS, PageStore
 from timelyqa.official.reasons import Failure
 
@@ -43,15 +44,17 @@ _STRONGER = {"never": 0, "auto": 1, "always": 2}
 
 
 class OfficialSpider(JournaledSpider):
-    """The guard allows exactly the host:port of the requested URLs (loopback too: the operator named them in the
-    recipes or with --var), for every request, redirect and Chromium sub-request."""
+    """Each page has a guard of its own (request.meta["guard"]): its own host:port only, for the request and every
+    redirect, so a page asked for one recipe never follows a redirect to a host only another recipe names. A host may
+    be a loopback, private or link-local address only when the operator named it (`named`: `host:port`, or `host`
+    for any port); any other such host is refused as private_address before a connection is tried, and counted."""
 
     name = "official"
     journal_key = "page"
     custom_settings = {"ITEM_PIPELINES": {"spiders.official.FetchStore": 300}}
 
     def __init__(self, requests: str, out: str, store: str, render: str = "never", page_timeout: str = "30",
-                 **kwargs: Any) -> None:
+                 named: str = "[]", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.out, self.store = out, PageStore(Path(store))
         self.page_timeout = float(page_timeout)
@@ -67,20 +70,27 @@ class OfficialSpider(JournaledSpider):
             self.renders[page] = max(self.renders.get(page, "never"), row["render"], key=_STRONGER.__getitem__)
         if render == "never" and any(r != "never" for r in self.renders.values()):
             raise ValueError("requests that render need Chromium: pass render=auto (timelyqa.official.pages does)")
-        self.guard = HostGuard.of(u for u in self.urls.values() if is_crawlable(u))
+        self.named = frozenset(json.loads(named))
+        self.guards = {page: _guard(url, self.named) for page, url in self.urls.items() if is_crawlable(url)}
+        # the spider's own guard serves requests that carry none (robots.txt): the hosts of the pages let through
+        self.guard = HostGuard(frozenset())
         self.fetched: set[str] = set()  # pages in the journal (spiders.once.OnceMiddleware reads it)
-        rendering.ALLOWED.update(self.guard.hosts)  # what Chromium may load too
 
     async def start(self) -> Any:
         self.replay()
         for page, url in self.urls.items():
             if page in self.fetched:
                 continue
-            if (refused := self.guard.refusal(url) if is_crawlable(url) else Refusal.NOT_HTTP) is not None:
+            guard = self.guards.get(page)
+            if (refused := guard.refusal(url) if guard is not None else Refusal.NOT_HTTP) is not None:
+                self.crawler.stats.inc_value(f"guard/{refused}")
                 yield _item(page, url, failure=Failure.HOST_NOT_ALLOWED, detail=f"{refused}: never requested")
                 continue
+            # Widened in place: the browser's policy proxy holds this very guard from the crawl's start.
+            self.guard.hosts |= guard.hosts
+            self.guard.named_private |= guard.named_private
             meta: dict[str, Any] = {"key": page, "render": self.renders[page], "download_timeout": self.page_timeout,
-                                    "handle_httpstatus_list": ERROR_STATUSES}
+                                    "handle_httpstatus_list": ERROR_STATUSES, "guard": guard}
             if self.renders[page] == "always":
                 meta |= browser_meta()
             # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks
@@ -91,6 +101,10 @@ class OfficialSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_markup(response) else None
         rendered = bool(meta.get("playwright"))
+        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
+            yield _item(meta["key"], self.urls[meta["key"]], final_url=response.url, failure=Failure.HOST_NOT_ALLOWED,
+                        detail=f"redirected to {response.url} ({refused}): never requested")
+            return
         if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
             if (needed := rendering.render_reason(html)) is not None:
                 self.crawler.stats.inc_value(f"render/{needed}")
@@ -142,6 +156,12 @@ class OfficialSpider(JournaledSpider):
         else:  # no answer: refused, timed out, no such host, a cut body, Chromium's own errors
             error, detail = Failure.SITE_DOWN, reason
         yield _item(page, self.urls[page], final_url=request.url, failure=error, detail=detail)
+
+
+def _guard(url: str, named: frozenset[str]) -> HostGuard:
+    """A page's guard: its own host:port, which may be private only when the operator named it."""
+    where = netloc(url)
+    return HostGuard(frozenset({where}), named_private=frozenset({where}) if is_named(where, named) else frozenset())
 
 
 def _render_reason(meta: dict[str, Any], html: str | None, rendered: bool) -> str | None:

@@ -484,6 +484,8 @@ def test_live_resolve_end_to_end_with_at_var_and_out(tmp_path: Path) -> None:
                                            recipe_text("cpi-workday", RECIPES["cpi-workday"]),
                                            recipe_text("kirkby-low-today", RECIPES["kirkby-low-today"])]})
         release.write_parquet(tmp_path / "test-00000-of-00001.parquet")
+        # A release's recipes are data: their loopback hosts are reached only because the operator names them,
+        # here with --var (--allow-host would do too); without, each is refused as private_address.
         again = timelyqa("live", "resolve", "--recipes", tmp_path / "test-00000-of-00001.parquet",
                          "--at", "2026-11-17T03:00:00Z", *(f"--var={k}={v}" for k, v in world.vars.items()),
                          "--out", tmp_path / "again")

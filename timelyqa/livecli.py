@@ -19,7 +19,22 @@ live_app = typer.Typer(help="Real-time questions answered by recipes at evaluati
 RecipesOption = Annotated[Path, typer.Option(help="a recipe file, a folder of them, or a release's official_site "
                                              "parquet file (whose recipes never run code)")]
 VarsOption = Annotated[list[str] | None, typer.Option("--var", help="NAME=VALUE for a recipe's {NAME} (a mirror, a "
-                                                      "test site); repeat for several")]
+                                                      "test site); repeat for several. A host you give here may be "
+                                                      "a private or loopback address")]
+AllowHostOption = Annotated[list[str] | None, typer.Option(
+    "--allow-host", help="HOST or HOST:PORT that recipes may reach even though it is a private, loopback or "
+    "link-local address (a release's recipes reach public addresses only unless you name the host here or in "
+    "--var); repeat for several")]
+
+
+def allowed_hosts(entries: list[str] | None) -> list[str]:
+    """The --allow-host entries, each checked (HOST or HOST:PORT); ConfigError naming a bad one."""
+    from timelyqa.official.origin import allow_host
+
+    try:
+        return [allow_host(entry) for entry in entries or []]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def variables(pairs: list[str] | None) -> dict[str, str]:
@@ -53,8 +68,14 @@ def resolve(
     allow_workflows: Annotated[bool, typer.Option(help="run the trusted Python workflows your own recipe files "
                                                   "name (a subprocess with a time limit and no credentials)")] = False,
     workflow_timeout: Annotated[float, typer.Option(min=1, help="seconds a workflow may run")] = 60.0,
+    allow_host: AllowHostOption = None,
+    extract_timeout: Annotated[float, typer.Option(min=0.1, help="seconds one recipe may spend reading its pages "
+                                                   "at a clock (its selector and regex); past them it fails "
+                                                   "extract_limit")] = 10.0,
 ) -> None:
-    """Answer every recipe at the clock: `answers.parquet` gets each recipe's answer, or its failure and reason."""
+    """Answer every recipe at the clock: `answers.parquet` gets each recipe's answer, or its failure and reason.
+    Each recipe reaches its own host only; a release's recipes reach public addresses only, unless you name a host
+    with --allow-host or --var."""
     import polars as pl
 
     from timelyqa.cli import _one_line_errors, console
@@ -65,14 +86,15 @@ def resolve(
 
     with _one_line_errors():
         checks.out_folder(out, "--out")
-        moment, names = clock_of(at), variables(var)
+        moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
         catalog = load(recipes, allow_workflows=allow_workflows)
         for dropped in catalog.refused:
             console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
         if not catalog.recipes:
             raise ConfigError(f"--recipes {recipes}: no valid recipe ({len(catalog.refused)} refused)")
         answers = resolve_all(catalog.recipes, [moment], out / "work", store=PageStore(out / "pages"),
-                              variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout)
+                              variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout,
+                              allow_hosts=allowed, extract_seconds=extract_timeout)
         path = write_answers(answers, out)
     frame = pl.read_parquet(path)
     table = Table(title=f"answers at {moment.isoformat()}")
@@ -94,6 +116,7 @@ def health_check(
     var: VarsOption = None,
     broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
     = 3,
+    allow_host: AllowHostOption = None,
 ) -> None:
     """Check every recipe now (or at --at), add the answers to the history, and show each recipe's health."""
     from timelyqa.cli import _one_line_errors, console
@@ -102,9 +125,9 @@ def health_check(
 
     with _one_line_errors():
         checks.out_folder(state, "--state")
-        moment, names = clock_of(at), variables(var)
+        moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
         catalog = load(recipes, repaired=state / "repaired")
-        health.check(catalog.recipes, [moment], state, variables=names)
+        health.check(catalog.recipes, [moment], state, variables=names, allow_hosts=allowed)
         status = health.statuses(health.history(state), broken_after=broken_after)
     table = Table(title=f"recipe health (broken after {broken_after} days failing)")
     for column in ("recipe", "days failing", "since", "reason", "broken"):
@@ -126,6 +149,7 @@ def official(
     var: VarsOption = None,
     broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
     = 3,
+    allow_host: AllowHostOption = None,
 ) -> None:
     """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live
     questions with their recipes (test); a broken recipe leaves the test split until repaired."""
@@ -138,7 +162,7 @@ def official(
             checks.out_folder(state, "--state")
         clocks = [clock_of(a) for a in at or []]
         manifest = pipeline.run(recipes, state or out / "state", out, clocks=clocks, variables=variables(var),
-                                broken_after=broken_after)
+                                broken_after=broken_after, allow_hosts=allowed_hosts(allow_host))
     _print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
 
@@ -193,6 +217,7 @@ def new_recipes(
     from timelyqa.llm.client import LLM
     from timelyqa.official.clock import today_in
     from timelyqa.official.draft import draft, origin, write_review
+    from timelyqa.official.origin import named_hosts
     from timelyqa.official.pages import PageStore, fetch
     from timelyqa.official.reasons import reason_of
     from timelyqa.official.recipe import Recipe
@@ -207,7 +232,9 @@ def new_recipes(
         writer = models_from_env(cache_dir=out / "llm-cache").writer
         # several recipes in one reply: more room than one question needs
         llm = LLM(writer.settings.model_copy(update={"max_tokens": max(writer.settings.max_tokens, 4096)}))
-        page = fetch([("page", url, "auto")], out / "work" / "page", store=out / "pages")["page"]
+        # the operator named --url: its host may be private; the drafts reach it through {site}, also named
+        page = fetch([("page", url, "auto")], out / "work" / "page", store=out / "pages",
+                     named_private=named_hosts(urls=[url]))["page"]
         if page.failure is not None or page.html is None:
             raise ConfigError(f"--url {url}: {page.failure}: {page.detail}")
         drafts = draft(llm, url, topic, page.html, timezone=timezone, today=today_in(now, timezone),

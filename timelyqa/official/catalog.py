@@ -1,5 +1,14 @@
 """Where recipes come from: the operator's recipe files (which alone may name trusted workflows), or a release's
-rows (the `recipe` column of an official_site parquet file), which never run code."""
+rows (the `recipe` column of an official_site parquet file), which never run code.
+
+Trust by origin. Recipe files the operator holds count as the operator's own, like the `--var` values and the
+`--allow-host` entries beside them: the hosts they name may be loopback or private (a test site, a mirror on the
+operator's network). They are what the operator writes, reviews and keeps in version control, and the same trust
+already lets them name workflows. A release's rows are third-party data, whatever they say: their hosts must be
+public addresses unless the operator names them (`--allow-host`, `--var`), each recipe reaches its own host only,
+and a row that cannot be read is refused with its reason while the other rows are read. A recipe read from a file
+remembers it (recipe.recipe_path); one from a release does not, and that is how the resolver tells them apart.
+"""
 
 from __future__ import annotations
 
@@ -112,11 +121,16 @@ def _from_release(path: Path) -> Catalog:
     recipes: list[Recipe] = []
     refused: list[Dropped] = []
     for index, (recipe_id, text) in enumerate(rows.iter_rows(), 1):
+        name = f"{path} row {index} ({str(recipe_id)[:80]})"
         try:
-            recipe = parse_recipe(text or "", name=f"{path} row {index} ({recipe_id})")
+            recipe = parse_recipe(text or "", name=name)
         except RecipeError as exc:
             refused.append(Dropped(item={"file": str(path), "row": index}, reason=RecipeReject.RECIPE_INVALID,
                                    detail=str(exc)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - a stranger's row costs only itself, whatever it holds
+            refused.append(Dropped(item={"file": str(path), "row": index}, reason=RecipeReject.RECIPE_INVALID,
+                                   detail=f"{name}: cannot be read ({type(exc).__name__})"))
             continue
         recipes.append(recipe)
     if not recipes and not refused:

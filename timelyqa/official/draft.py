@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from timelyqa.llm import prompts
 from timelyqa.llm.client import LLM
+from timelyqa.official.origin import cut, host_port
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.official.recipe import Recipe, RecipeError, dump_recipe, recipe_of
 from timelyqa.official.repair import PAGE_CHARS, trim_html
@@ -34,6 +35,27 @@ def origin(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError(f"--url: {url!r} is not an http(s) URL")
     return f"{parts.scheme}://{parts.netloc}"
+
+
+def on_site(url: str, site: str) -> str | None:
+    """What follows the origin in a drafted URL that is on `site` (`/path?query`), or None when it is not on it:
+    `{site}` then /, ? or # (the recipe's own check refuses anything else after it), or the origin written out, its
+    scheme, host and port compared parsed, never as a prefix (`http://a.example.attacker.example` is not on
+    `http://a.example`, nor `http://a.example@127.0.0.9`)."""
+    if url.startswith("{site}"):
+        rest = url[len("{site}"):]
+        return rest if rest == "" or rest.startswith(("/", "?", "#")) else None
+    head = url.split("{", 1)[0]  # the host is read before any placeholder, which must come after it
+    ends = [i for i in (head.find(c, len("https://")) for c in "/?#") if i >= 0]
+    if not ends and "{" in url:
+        return None
+    origin_text = head[:min(ends)] if ends else head
+    if "@" in origin_text or "\\" in origin_text:  # a user name, or a backslash some parsers read as a slash
+        return None
+    same = host_port(origin_text) == host_port(site) is not None
+    if not same or urlsplit(origin_text).scheme.lower() != urlsplit(site).scheme.lower():
+        return None
+    return url[len(origin_text):]
 
 
 def draft(llm: LLM, url: str, topic: str, html: str, *, timezone: str, today: date, variants: bool = True,
@@ -62,11 +84,10 @@ def l1_recipe(data: Mapping[str, Any], *, number: int, site: str, timezone: str,
         return Dropped(item, RecipeReject.RECIPE_INVALID, f"{label}: workflow: a drafted recipe never runs code")
     fetch = data.get("fetch")
     if isinstance(fetch, Mapping) and isinstance(url := fetch.get("url"), str):
-        if url.startswith(site):  # the origin written out: the same page, said the portable way
-            fetch = {**fetch, "url": "{site}" + url[len(site):]}
-        elif not url.startswith("{site}"):
+        if (rest := on_site(url, site)) is None:
             return Dropped(item, RecipeReject.RECIPE_INVALID,
-                           f"{label}: fetch.url: {url!r} is not on the site (it must start with {{site}}, {site})")
+                           f"{label}: fetch.url: {cut(url)} is not on the site (it must start with {{site}}, {site})")
+        fetch = {**fetch, "url": "{site}" + rest}  # the origin said the portable way
     declared = data.get("vars") if isinstance(data.get("vars"), Mapping) else {}
     fields = {**{k: v for k, v in data.items() if k not in OWNED}, "recipe": 1, "level": "L1", "timezone": timezone,
               "vars": {**declared, "site": site}, "added": today}

@@ -10,12 +10,16 @@ from datetime import date
 
 from parsel import Selector
 
+from timelyqa.official.origin import cut
 from timelyqa.official.reasons import Failure
-from timelyqa.official.recipe import Extract, Kind, Recipe, answer_kind
+from timelyqa.official.recipe import Extract, Kind, Recipe, answer_kind, compile_regex
 
 Typed = float | int | date | str
 LIST_SEPARATOR = "; "
 """Between the items of a list answer, and the values of a text join, in the answer text."""
+MAX_PAGE_CHARS = 8 * 1024 * 1024
+"""The largest page a recipe reads. The crawl keeps no body over 5 MiB as served (DOWNLOAD_MAXSIZE); a page Chromium
+built may be larger, and is not read."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,7 @@ def matches(html: str, extract: Extract) -> list[str]:
              for n in nodes]
     if extract.regex is None:
         return texts
-    pattern = re.compile(extract.regex)
+    pattern = compile_regex(extract.regex)  # RE2: linear in the text, whatever the pattern
     found = []
     for text in texts:
         if (m := pattern.search(text)) is not None and (part := m.group(pattern.groups and 1)) is not None:
@@ -137,7 +141,7 @@ def _format(value: object, kind: str, digits: int | None = None) -> str:
 
 
 def _short(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:57] + "...")
+    return repr(text if len(text) <= 60 else text[:57] + "...")  # cut first: the raw text may be a whole page
 
 
 def _combine(recipe: Recipe, values: list[Typed]) -> object:
@@ -183,9 +187,12 @@ def evaluate(recipe: Recipe, pages: Sequence[str]) -> Value | Fail:
         return Fail(Failure.EXTRACTED_NOTHING, "no page was given to read")
     extract, found = recipe.extract, []
     for k, html in enumerate(pages, start=1):
+        if len(html) > MAX_PAGE_CHARS:
+            return Fail(Failure.EXTRACT_LIMIT, f"page {k} has {len(html) / 2**20:.1f} MiB of text, over the "
+                                               f"{MAX_PAGE_CHARS // 2**20} MiB a recipe reads")
         found.append(matches(html, extract))
         if not found[-1]:
-            regex = f" with regex {extract.regex!r}" if extract.regex is not None else ""
+            regex = f" with regex {cut(extract.regex)}" if extract.regex is not None else ""
             return Fail(Failure.EXTRACTED_NOTHING, f"{extract.selector}{regex} matched nothing on page {k}")
     return finish(recipe, found)
 

@@ -10,7 +10,7 @@ The state folder holds what the live operation remembers between runs:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -36,10 +36,11 @@ def store(state: Path) -> PageStore:
 
 def check(recipes: Sequence[Recipe], clocks: Sequence[datetime], state: Path, *,
           variables: Mapping[str, str] | None = None, now: datetime | None = None,
-          fetcher: Fetcher | None = None) -> pl.DataFrame:
-    """Resolve every recipe at each clock (one crawl), and add each clock's answers to the history."""
+          fetcher: Fetcher | None = None, allow_hosts: Iterable[str] = ()) -> pl.DataFrame:
+    """Resolve every recipe at each clock (one crawl), and add each clock's answers to the history. `allow_hosts`:
+    hosts the operator names, which may be private (resolve's trust by origin)."""
     answers = answers_frame(resolve(recipes, clocks, Path(state) / "work", store=store(state), variables=variables,
-                                    now=now, fetcher=fetcher))
+                                    now=now, fetcher=fetcher, allow_hosts=allow_hosts))
     for (at,), part in answers.group_by("at", maintain_order=True):
         path = answers_dir(state) / f"{at:%Y%m%dT%H%M%SZ}.parquet"
         if path.is_file():  # a clock checked again: these recipes' answers replace theirs, the others' stay

@@ -171,11 +171,15 @@ def read_fetches(folder: Path, store: Path | None = None) -> dict[str, Fetched]:
 
 
 def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, store: Path, fresh: bool = True,
-          page_timeout: float = 30.0) -> dict[str, Fetched]:
+          page_timeout: float = 30.0, named_private: Iterable[str] = ()) -> dict[str, Fetched]:
     """Fetch every (key, url, render) in one crawl, in its own process; every key's row. A page that failed comes
     back with its failure, even when every site was down (not an exception); SourceContractError only when the
     crawl wrote no fetches at all. `fresh` (the default: a live answer must be live) bypasses the HTTP cache and
-    forgets the journal of any crawl killed earlier in `out`; without it a killed crawl resumes."""
+    forgets the journal of any crawl killed earlier in `out`; without it a killed crawl resumes.
+
+    Each request, and its redirects, may reach its own URL's host:port only. `named_private` holds the hosts the
+    operator named (`host:port`, or `host` for any port: timelyqa.official.origin.named_hosts), which alone may be
+    loopback, private or link-local addresses; any other host is refused (`private_address`) before a connection."""
     from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in a process of its own; no Scrapy here
 
     out, store = Path(out).resolve(), Path(store).resolve()  # the crawl's process may start elsewhere
@@ -186,7 +190,7 @@ def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, store: Path, f
         shutil.rmtree(out / "job", ignore_errors=True)
     render = "auto" if frame.filter(pl.col("render") != "never").height else "never"
     args = {"requests": str(out / REQUESTS), "store": str(store), "render": render,
-            "page_timeout": str(page_timeout)}
+            "page_timeout": str(page_timeout), "named": json.dumps(sorted(set(named_private)))}
     try:
         crawl("official", args, out, fresh=fresh)
     except SourceContractError:

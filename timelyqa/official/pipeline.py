@@ -149,14 +149,16 @@ def live(recipe: Recipe, good: health.Good, event_date: date) -> OfficialRecord:
 
 
 def run(recipes_path: Path, state: Path, out: Path, *, clocks: Sequence[datetime] | None = None,
-        variables: Mapping[str, str] | None = None, broken_after: int = health.BROKEN_AFTER) -> Manifest:
-    """`timelyqa official`: check the recipes at `clocks` (none: use the history as it is), then build the rows."""
+        variables: Mapping[str, str] | None = None, broken_after: int = health.BROKEN_AFTER,
+        allow_hosts: Sequence[str] = ()) -> Manifest:
+    """`timelyqa official`: check the recipes at `clocks` (none: use the history as it is), then build the rows.
+    `allow_hosts`: hosts the operator names, which may be private (resolve's trust by origin)."""
     from timelyqa.official.catalog import load  # noqa: PLC0415 - keeps this module's imports light
 
     catalog = load(Path(recipes_path), repaired=Path(state) / "repaired")
     recipes, refused = catalog.recipes, catalog.refused
     if clocks:
-        health.check(recipes, clocks, state, variables=variables)
+        health.check(recipes, clocks, state, variables=variables, allow_hosts=allow_hosts)
     inputs = {"recipes": Input(path=str(recipes_path), sha256=_tree_sha256(Path(recipes_path)))}
     return build(recipes, refused, state, out, broken_after=broken_after, inputs=inputs,
                  settings={"clocks": [c.isoformat() for c in clocks or ()], "vars": dict(variables or {})})

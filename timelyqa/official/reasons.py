@@ -25,6 +25,10 @@ class Failure(Reason):
     VALUE_INVALID = "value_invalid", "the value is not of the recipe's type, or lies outside its valid range"
     NOT_LIVE_CLOCK = ("not_live_clock",
                       "the page shows only the present (no date in its URL), and the clock is far from now")
+    EXTRACT_LIMIT = ("extract_limit",
+                     "reading the value took more than a recipe may: its selector or regex ran past the time or memory "
+                     "limit, or the page is over the size a recipe reads")
+    EXTRACT_ERROR = "extract_error", "the selector or regex raised an error on the page (the detail says which)"
     WORKFLOW_FAILED = "workflow_failed", "the trusted Python workflow exited with an error or printed no answer"
     WORKFLOW_TIMEOUT = "workflow_timeout", "the trusted Python workflow ran past its time limit"
 

@@ -1,13 +1,23 @@
-"""Recipes, format v1: the YAML schema, its one-line refusals naming file and field, and loading a folder of them."""
+"""Recipes, format v1: the YAML schema, its one-line refusals naming file and field, and loading a folder of them.
+
+A recipe may come from a stranger (a release's row, a model's draft), so reading one is bounded: at most
+MAX_RECIPE_CHARS of YAML, no anchors or aliases (a 700-byte alias bomb expands to gigabytes), at most MAX_DEPTH
+levels of nesting, selectors and regexes of at most MAX_SELECTOR_CHARS, a regex compiled by RE2 (linear time: no
+catastrophic backtracking; a pattern RE2 cannot compile refuses the recipe), its host fixed in its own text
+(timelyqa.official.origin), and every message cut before it is built.
+"""
 
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Mapping
 from datetime import date, datetime
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
+import re2
 import yaml
 from cssselect import SelectorError
 from parsel import Selector
@@ -15,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from timelyqa.errors import ConfigError
 from timelyqa.official.clock import DAY, VAR_NAME, is_date_expression, placeholders, resolve_date, zone
+from timelyqa.official.origin import check_origin, check_template, clip, cut, origin_variable
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.stages import Dropped
 
@@ -33,6 +44,29 @@ COMBINES: dict[str, tuple[str, ...]] = {
 }
 """Which combine makes sense for which type: the mean of dates or the max of names is refused at load, not guessed."""
 _EMPTY = Selector(text="<html></html>")
+MAX_RECIPE_CHARS = 64 * 1024
+"""The longest recipe text read: recipes are a kilobyte or two; a longer one is refused before YAML sees it."""
+MAX_DEPTH = 12
+"""The deepest nesting of mappings and lists a recipe may have (it needs 3)."""
+MAX_SELECTOR_CHARS = 2_000
+"""The longest css, xpath or regex a recipe may give."""
+_RE2 = re2.Options()
+_RE2.log_errors = False  # RE2 would print each refused pattern to stderr; the refusal says it once, in one line
+
+
+def compile_regex(pattern: str) -> Any:
+    """A recipe's regex compiled by RE2 (linear in the text it reads); re2.error when RE2 cannot take it."""
+    return _compiled(pattern)
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> Any:
+    return re2.compile(pattern, _RE2)
+
+
+def _too_long(text: str) -> str | None:
+    return f"{cut(text)} is {len(text)} characters, over {MAX_SELECTOR_CHARS}" if len(text) > MAX_SELECTOR_CHARS \
+        else None
 
 
 class RecipeError(ConfigError, ValueError):
@@ -60,9 +94,9 @@ class Fetch(_Model):
     @classmethod
     def _url(cls, url: str) -> str:
         placeholders(url)
-        # a literal scheme must be the web's: a public recipe must never read file:// or talk ftp
-        if not url.startswith(("http://", "https://", "{")):
-            raise ValueError(f"must start with http://, https:// or a {{variable}} such as {{site}}, not {url!r}")
+        # a literal scheme must be the web's (a public recipe must never read file:// or talk ftp), and the host is
+        # written out or one variable stands for the whole origin: no variable or date format picks the host
+        check_template(url)
         return url
 
 
@@ -76,32 +110,42 @@ class Extract(_Model):
     @classmethod
     def _css(cls, css: str | None) -> str | None:
         if css is not None:
+            if (long := _too_long(css)) is not None:
+                raise ValueError(long)
             try:
                 _EMPTY.css(css)
             except (SelectorError, ValueError) as exc:
-                raise ValueError(f"{css!r} is not a CSS selector: {exc}") from None
+                raise ValueError(f"{cut(css)} is not a CSS selector: {clip(str(exc))}") from None
         return css
 
     @field_validator("xpath")
     @classmethod
     def _xpath(cls, xpath: str | None) -> str | None:
         if xpath is not None:
+            if (long := _too_long(xpath)) is not None:
+                raise ValueError(long)
             try:
                 _EMPTY.xpath(xpath)
             except ValueError as exc:
-                raise ValueError(f"{xpath!r} is not an XPath: {str(exc).removeprefix('XPath error: ')}") from None
+                said = str(exc).removeprefix("XPath error: ")
+                raise ValueError(f"{cut(xpath)} is not an XPath: {clip(said)}") from None
         return xpath
 
     @field_validator("regex")
     @classmethod
     def _regex(cls, regex: str | None) -> str | None:
         if regex is not None:
+            if (long := _too_long(regex)) is not None:
+                raise ValueError(long)
             try:
-                groups = re.compile(regex).groups
-            except re.error as exc:
-                raise ValueError(f"{regex!r} does not compile: {exc}") from None
+                groups = compile_regex(regex).groups
+            except re2.error as exc:
+                said = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) \
+                    else str(exc)
+                raise ValueError(f"{cut(regex)} does not compile: {clip(said)} (recipes' regexes are "
+                                 "RE2's: no lookaround, no backreferences)") from None
             if groups > 1:
-                raise ValueError(f"{regex!r} has {groups} groups; use at most one (its text is the value)")
+                raise ValueError(f"{cut(regex)} has {groups} groups; use at most one (its text is the value)")
         return regex
 
     @model_validator(mode="after")
@@ -115,7 +159,7 @@ class Extract(_Model):
     @property
     def selector(self) -> str:
         """How the selector is named in a failure: `css 'td.level'` or `xpath '//td'`."""
-        return f"css {self.css!r}" if self.css is not None else f"xpath {self.xpath!r}"
+        return f"css {cut(self.css)}" if self.css is not None else f"xpath {cut(self.xpath or '')}"
 
 
 class EachDay(_Model):
@@ -140,7 +184,7 @@ def _bound(value: Any) -> Any:
             return date.fromisoformat(value)
         except ValueError:
             pass
-    raise ValueError(f"must be a number, or an ISO date for a date answer, not {value!r}")
+    raise ValueError(f"must be a number, or an ISO date for a date answer, not {_short(value)}")
 
 
 class Valid(_Model):
@@ -191,7 +235,7 @@ class Recipe(_Model):
     def _id(cls, value: str | None) -> str | None:
         if value is not None and not ID.match(value):
             raise ValueError(f"must be lowercase letters, digits and '-', starting with a letter or digit, at most 80 "
-                             f"characters, not {value!r}")
+                             f"characters, not {cut(value)}")
         return value
 
     @field_validator("question", "unit")
@@ -231,7 +275,7 @@ class Recipe(_Model):
             try:
                 return date.fromisoformat(value)
             except ValueError:
-                raise ValueError(f"must be a date (YYYY-MM-DD), not {value!r}") from None
+                raise ValueError(f"must be a date (YYYY-MM-DD), not {cut(value)}") from None
         return value
 
     @field_validator("vars")
@@ -249,7 +293,7 @@ class Recipe(_Model):
         if workflow is not None:
             path = PurePosixPath(workflow)
             if path.is_absolute() or workflow.startswith("\\") or ":" in workflow or path.suffix != ".py":
-                raise ValueError(f"must be a .py file relative to the recipe file, not {workflow!r}")
+                raise ValueError(f"must be a .py file relative to the recipe file, not {cut(workflow)}")
         return workflow
 
     @model_validator(mode="before")
@@ -299,10 +343,15 @@ def _check_url(r: Recipe) -> None:
             raise _FieldError("fetch.url", f"{{{name}}} is neither a date expression (today, yesterday, today-N, "
                               "today+N, last-<weekday>, next-<weekday>, workday) nor a variable name")
         elif spec:
-            raise _FieldError("fetch.url", f"{{{name}:{spec}}}: a format applies to dates only, and {name!r} is a "
-                              "variable")
+            raise _FieldError("fetch.url", f"{{{name[:40]}:{spec[:40]}}}: a format applies to dates only, and "
+                              f"{cut(name, 40)} is a variable")
     if r.each_day is not None and all(name != DAY for name, _ in names):
         raise _FieldError("each_day", "fetch.url has no {day}, so every day would fetch the same page")
+    if (origin := origin_variable(r.fetch.url)) is not None and origin in r.vars:
+        try:
+            check_origin(origin, r.vars[origin])
+        except ValueError as exc:
+            raise _FieldError(f"vars.{origin}", str(exc)) from None
 
 
 def answer_kind(r: Recipe) -> Kind:
@@ -346,21 +395,49 @@ _FIELDS: dict[str, type[BaseModel]] = {"": Recipe, "fetch": Fetch, "extract": Ex
 
 
 class _Loader(yaml.SafeLoader):
-    """YAML's safe loader, except that a key given twice is refused: which `combine:` did the author mean?"""
+    """YAML's safe loader, except that a key given twice is refused (which `combine:` did the author mean?), and so
+    are anchors and aliases (nothing in a recipe needs them, and an alias bomb expands to gigabytes) and nesting
+    deeper than MAX_DEPTH, each when the parser meets it, before anything is built."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise yaml.composer.ComposerError(None, None, "anchors and aliases (&name, *name) are not allowed in a "
+                                              "recipe", event.start_mark)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels",
+                                                  event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
             if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} is given twice",
+                raise yaml.constructor.ConstructorError(None, None, f"the key {_short(key)} is given twice",
                                                         key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 60
+_REPR.maxlist = _REPR.maxdict = _REPR.maxtuple = _REPR.maxset = 4
+_REPR.maxlevel = 2
+
+
 def _short(value: Any) -> str:
-    text = repr(value)
+    """A value as a message shows it, at most about 60 characters: cut while it is built (reprlib), never the repr()
+    of a whole value cut afterwards."""
+    text = _REPR.repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -412,20 +489,24 @@ def recipe_of(data: Any, *, name: str) -> Recipe:
 
 def parse_recipe(text: str, *, name: str) -> Recipe:
     """A recipe from YAML text; RecipeError naming `name`, the field, or the line YAML stumbled on."""
+    if len(text) > MAX_RECIPE_CHARS:
+        raise RecipeError(f"{name}: the recipe is {len(text)} characters, over the {MAX_RECIPE_CHARS} a recipe may "
+                          "have")
     try:
         data = yaml.load(text, Loader=_Loader)  # noqa: S506 (_Loader is a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "YAML"
         problem = getattr(exc, "problem", None) or str(exc)
-        raise RecipeError(f"{name}: {where}: not valid YAML ({' '.join(str(problem).split())})") from None
+        raise RecipeError(f"{name}: {where}: not valid YAML ({' '.join(str(problem)[:200].split())})") from None
     return recipe_of(data, name=name)
 
 
 def load_recipe(path: Path) -> Recipe:
     """The recipe in one file; it remembers the file (see recipe_path), for workflows named relative to it."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open(encoding="utf-8") as fh:
+            text = fh.read(MAX_RECIPE_CHARS + 1)  # one more than allowed: parse_recipe says it is too long
     except (OSError, UnicodeDecodeError) as exc:
         raise RecipeError(f"{path}: cannot be read ({exc.__class__.__name__}: {exc})") from None
     recipe = parse_recipe(text, name=str(path))

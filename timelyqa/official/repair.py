@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from timelyqa.llm import prompts
 from timelyqa.llm.client import LLM
-from timelyqa.official.extract import Fail, Value, evaluate
+from timelyqa.official.bounded import shared_reader
+from timelyqa.official.extract import Fail, Value
 from timelyqa.official.recipe import Extract, Recipe, RecipeError, dump_recipe, recipe_of
 from timelyqa.official.typed import declared
 from timelyqa.reasons import Reason
@@ -159,9 +160,10 @@ def judge(recipe: Recipe, new: Extract, *, good_pages: Sequence[str], good_answe
         return Verdict("held", RepairHeld.PROPOSAL_INVALID, str(exc), None, None)
     if (was := declared(recipe)) != (now := declared(repaired)):  # the same text, but the same answer no more
         return Verdict("held", RepairHeld.TYPE_CHANGED, f"the answer would be of type {now}, not {was}", None, None)
-    on_good = evaluate(repaired, list(good_pages))
+    # a model's proposal is read as a stranger's recipe is: in the bounded worker (timelyqa.official.bounded)
+    on_good = shared_reader().evaluate(repaired, list(good_pages))
     good_text = on_good.text if isinstance(on_good, Value) else None
-    live = evaluate(repaired, list(live_pages))
+    live = shared_reader().evaluate(repaired, list(live_pages))
     live_text = live.text if isinstance(live, Value) else None
     if literal := _hard_coded(new, [good_answer, *([live_text] if live_text else [])], recipe.unit):
         return Verdict("held", RepairHeld.HARD_CODED, f"{literal!r} is written into the extract", good_text,

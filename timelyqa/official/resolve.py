@@ -1,11 +1,16 @@
 """Resolve recipes at evaluation clocks: plan each page's URL, fetch them all in one crawl, evaluate, and write
-`answers.parquet`, where every recipe gets an answer or a failure with its reason, never a guessed answer."""
+`answers.parquet`, where every recipe gets an answer or a failure with its reason, never a guessed answer.
+
+Each recipe is confined: its requests, and every redirect, reach its own host only (timelyqa.official.origin); a
+host no operator named must be a public address; its selector and regex run in a worker bounded in time and memory
+(timelyqa.official.bounded). A recipe that fails costs only itself: the others are answered.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -14,11 +19,12 @@ from typing import Any
 import polars as pl
 
 from timelyqa.files import write_parquet
-from timelyqa.official import clock
-from timelyqa.official.extract import Fail, Value, evaluate
+from timelyqa.official import bounded, clock
+from timelyqa.official.extract import Fail, Value
+from timelyqa.official.origin import check_origin, clip, named_hosts, origin_variable
 from timelyqa.official.pages import Fetched, PageStore, fetch
 from timelyqa.official.reasons import Failure, RecipeReject
-from timelyqa.official.recipe import Recipe
+from timelyqa.official.recipe import Recipe, recipe_path
 from timelyqa.official.typed import typed
 from timelyqa.record import RECORD_SCHEMA
 
@@ -85,6 +91,8 @@ def plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], *, now: dat
     dates: dict[tuple[str, date], None] = {("today", today): None}
     urls: list[str] = []
     try:
+        if (origin := origin_variable(template)) is not None and origin in names:
+            check_origin(origin, names[origin])
         days = clock.each_days(recipe.each_day.start, recipe.each_day.end, today) if recipe.each_day else [None]
         for day in days:
             url, used = clock.render(template, today=today, variables=names, day=day)
@@ -111,19 +119,29 @@ def request_key(url: str, render: str) -> str:
 def resolve(recipes: Sequence[Recipe], clocks: Sequence[datetime], work: Path, *, store: PageStore,
             variables: Mapping[str, str] | None = None, now: datetime | None = None,
             fetcher: Fetcher | None = None, workflows: Mapping[str, Path] | None = None,
-            workflow_timeout: float | None = None) -> list[Answer]:
+            workflow_timeout: float | None = None, allow_hosts: Iterable[str] = (),
+            extract_seconds: float = bounded.SECONDS) -> list[Answer]:
     """Every recipe at every clock: the pages of all of them fetched in one crawl (each URL once), then evaluated.
+
+    Trust by origin: the hosts of `variables` (the operator's --var), `allow_hosts` (--allow-host: `host` or
+    `host:port`) and of recipes read from the operator's own files (recipe_path is set) may be private; any other
+    recipe's host (a release's row, a model's draft) must be a public address, refused as `private_address` by the
+    crawl's guard before a connection is tried. Each page's request, and its redirects, may reach its own host only.
+    A recipe's reading of its pages runs `extract_seconds` at most (timelyqa.official.bounded).
 
     A recipe that names a Python workflow runs it (workflow.py) only when `workflows` maps its id to the script,
     which the operator's opt-in alone does; otherwise it fails with `workflow_not_allowed`, and nothing runs."""
     now = now or datetime.now(UTC)
+    names = dict(variables or {})
     coded = [r for r in recipes if r.workflow is not None]
-    plans = [plan(r, at, variables or {}, now=now) for at in clocks for r in recipes if r.workflow is None]
+    plans = [_plan(r, at, names, now) for at in clocks for r in recipes if r.workflow is None]
     wanted = {request_key(u, p.recipe.fetch.render): (u, p.recipe.fetch.render)
               for p in plans if p.fail is None for u in p.urls}
     requests = [(key, url, render) for key, (url, render) in sorted(wanted.items())]
-    fetched = (fetcher or _crawl(store))(requests, work) if requests else {}
-    answers = [_answer(p, fetched, store) for p in plans]
+    named = named_hosts(allow=allow_hosts, values=names.values(),
+                        urls=[u for p in plans if recipe_path(p.recipe) is not None for u in p.urls])
+    fetched = (fetcher or _crawl(store, named))(requests, work) if requests else {}
+    answers = [_isolated(p, fetched, store, extract_seconds) for p in plans]
     answers += [_run_workflow(r, at, (workflows or {}).get(r.id), workflow_timeout) for at in clocks for r in coded]
     return answers
 
@@ -146,13 +164,31 @@ def _run_workflow(recipe: Recipe, at: datetime, script: Path | None, timeout: fl
     return answer
 
 
-def _crawl(store: PageStore) -> Fetcher:
+def _crawl(store: PageStore, named: frozenset[str]) -> Fetcher:
     def run(requests: list[tuple[str, str, str]], work: Path) -> dict[str, Fetched]:
-        return fetch(requests, work, store=store.root, fresh=True)
+        return fetch(requests, work, store=store.root, fresh=True, named_private=named)
     return run
 
 
-def _answer(p: Plan, fetched: Mapping[str, Fetched], store: PageStore) -> Answer:
+def _plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], now: datetime) -> Plan:
+    try:
+        return plan(recipe, at, variables, now=now)
+    except Exception as exc:  # noqa: BLE001 - a stranger's recipe costs only itself, whatever it holds
+        return Plan(recipe, at, fail=(str(RecipeReject.RECIPE_INVALID), f"fetch.url: {type(exc).__name__}: "
+                                      f"{clip(str(exc)[:300])}"))
+
+
+def _isolated(p: Plan, fetched: Mapping[str, Fetched], store: PageStore, seconds: float) -> Answer:
+    try:
+        return _answer(p, fetched, store, seconds)
+    except Exception as exc:  # noqa: BLE001 - a stranger's recipe costs only itself, whatever it holds
+        answer = Answer(p.recipe, p.at, p.dates)
+        answer.reason = str(Failure.EXTRACT_ERROR)
+        answer.detail = f"{type(exc).__name__}: {clip(str(exc)[:300])}"
+        return answer
+
+
+def _answer(p: Plan, fetched: Mapping[str, Fetched], store: PageStore, seconds: float) -> Answer:
     answer = Answer(p.recipe, p.at, p.dates)
     if p.fail is not None:
         answer.reason, answer.detail = p.fail
@@ -174,7 +210,7 @@ def _answer(p: Plan, fetched: Mapping[str, Fetched], store: PageStore) -> Answer
             answer.reason, answer.detail = str(Failure.SITE_DOWN), f"{url}: no copy of the page was kept"
             return answer
         pages.append(html)
-    outcome = evaluate(p.recipe, pages)
+    outcome = bounded.shared_reader().evaluate(p.recipe, pages, seconds=seconds)
     if isinstance(outcome, Fail):
         answer.reason, answer.detail = str(outcome.reason), outcome.detail
     else:

@@ -48,7 +48,10 @@ SECTION = (
     "`last-<weekday>`, `next-<weekday>`, `workday`, ISO or with a format (`{today:%d/%m/%Y}`); other names are "
     "variables (`{site}`, overridden with `--var`). A failure is never a guessed answer: `site_down`, "
     "`page_missing`, `robots_disallowed`, `host_not_allowed`, `extracted_nothing`, `value_invalid`, "
-    "`not_live_clock`.", "",
+    "`not_live_clock`, `extract_limit`, `extract_error`.", "",
+    "A release's recipes are third-party data: each reaches only the host written in its own text (or the origin "
+    "given for `{site}`), a private or loopback address only when you name it (`--allow-host`, `--var`), and its "
+    "selector and regex (RE2) run under a time and memory limit.", "",
 )
 
 
