@@ -527,6 +527,9 @@ def evaluate(
                                                         "TIMELYQA_JUDGE_LLM_BASE_URL)")] = None,
     var: Annotated[list[str] | None, typer.Option(help="NAME=VALUE for the live questions' recipes (e.g. "
                                                   "site=https://...); repeat for several")] = None,
+    allow_host: Annotated[list[str] | None, typer.Option(help="HOST[:PORT] the live questions' recipes may reach "
+                                                         "though private (a release's recipes reach public "
+                                                         "addresses only); repeat for several")] = None,
 ) -> None:
     """Score a model on a release: each question asked (or read from --predictions), graded by the release's grader,
     reported by config, source, level and event month."""
@@ -559,7 +562,7 @@ def evaluate(
         try:
             done = scoring.evaluate(folder, out, predictions=predictions, llm=llm, configs=config, split=split,
                                     after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge,
-                                    variables=names)
+                                    variables=names, allow_hosts=allow_host or ())
         finally:
             for client in (llm, judge):
                 if client is not None:
