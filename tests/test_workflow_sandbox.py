@@ -348,7 +348,9 @@ def test_a_workflow_path_leading_out_of_the_recipes_folder_is_refused(tmp_path: 
                                         f"recipes folder {recipes}; a workflow is a file beside its recipe or below it")
     assert "'link.py' leads out of the recipes folder" in refused["links-out"].detail
     assert "'linked/evil.py' leads out of the recipes folder" in refused["folder-links-out"].detail
-    assert f"must be a .py file relative to the recipe file, not '{other / 'evil.py'}'" in refused["absolute"].detail
+    # the path is named, cut to its first characters as every recipe message is (timelyqa.official.recipe)
+    assert f"must be a .py file relative to the recipe file, not '{str(other / 'evil.py')[:20]}" in refused[
+        "absolute"].detail
     # the flag or not: a recipe pointing out of the folder is refused when read
     assert [r.id for r in load(recipes).recipes] == ["good"]
 

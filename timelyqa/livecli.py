@@ -66,7 +66,7 @@ def resolve(
                                            "(2026-11-16T09:00:00+00:00); default now")] = None,
     var: VarsOption = None,
     allow_workflows: Annotated[bool, typer.Option(help="run the trusted Python workflows your own recipe files "
-                                                  "name (a subprocess with a time limit and no credentials)")] = False,
+                                                  "name (in bubblewrap: no network, no credentials, a time limit)")] = False,
     workflow_timeout: Annotated[float, typer.Option(min=1, help="seconds a workflow may run")] = 60.0,
     allow_host: AllowHostOption = None,
     extract_timeout: Annotated[float, typer.Option(min=0.1, help="seconds one recipe may spend reading its pages "

@@ -31,6 +31,9 @@ class Failure(Reason):
     EXTRACT_ERROR = "extract_error", "the selector or regex raised an error on the page (the detail says which)"
     WORKFLOW_FAILED = "workflow_failed", "the trusted Python workflow exited with an error or printed no answer"
     WORKFLOW_TIMEOUT = "workflow_timeout", "the trusted Python workflow ran past its time limit"
+    WORKFLOW_SANDBOX_UNAVAILABLE = ("workflow_sandbox_unavailable",
+                                    "bubblewrap is missing or cannot start here (user namespaces refused), so the "
+                                    "trusted workflow was not run: workflows never run outside the sandbox")
 
 
 class Health(Reason):

@@ -30,7 +30,6 @@ from timelyqa.official import clock
 from timelyqa.official.extract import Fail, Value, finish
 from timelyqa.official.reasons import Failure
 from timelyqa.official.recipe import Recipe
-from timelyqa.reasons import Reason
 
 TIMEOUT = 60.0
 """Seconds a workflow may run; RT-QA's workflows open one page each."""
@@ -80,13 +79,6 @@ sys.exit(subprocess.call([sys.executable, "-I", sys.argv[2]], env={**os.environ,
 started before the workflow, which gets it as HTTP(S)_PROXY (its network namespace has no other interface)."""
 
 
-class Unsandboxed(Reason):
-    # Belongs in timelyqa.official.reasons.Failure (owned by the recipes' side); kept here until it moves.
-    WORKFLOW_SANDBOX_UNAVAILABLE = ("workflow_sandbox_unavailable",
-                                    "bubblewrap is missing or cannot start here (user namespaces refused), so the "
-                                    "trusted workflow was not run: workflows never run outside the sandbox")
-
-
 @dataclass(frozen=True)
 class Ran:
     """What one sandboxed run gave: its exit code (None when killed at the time limit) and its output's tail."""
@@ -122,7 +114,7 @@ def run(recipe: Recipe, script: Path, at: datetime, *, timeout: float = TIMEOUT)
     try:
         ran = execute(Path(script), environment(recipe, at), timeout=timeout)
     except SandboxUnavailable as exc:
-        return Fail(Unsandboxed.WORKFLOW_SANDBOX_UNAVAILABLE, f"{script.name}: not run: {exc}")  # type: ignore[arg-type]
+        return Fail(Failure.WORKFLOW_SANDBOX_UNAVAILABLE, f"{script.name}: not run: {exc}")
     if ran.returncode is None:
         return Fail(Failure.WORKFLOW_TIMEOUT, f"{script.name}: still running after {timeout:g} s, killed")
     if ran.returncode:
