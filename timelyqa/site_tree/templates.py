@@ -26,7 +26,10 @@ and asks with the word the answer's type calls for (`kinds`):
   folder's 'which folder does the "tomllib — Parse TOML files" page give as its source code?' (`path_kind`);
 - a name that keys a value, not a property ("Windows", "Chinese (ROC)"; `proper_name`): 'what does the "What's New
   in Python 2.6" page give for Windows?', its capital kept;
-- anything else: 'what is the room on the "Open Day" page?';
+- a place: 'which room does the "Open Day" page give?', 'where is the admissions office, according to the "Apply"
+  page?'; a time: 'what time does the "Open Day" page give?', 'when are the lectures, according to the "LDS401
+  Statistical Learning" page?';
+- anything else: 'what is the duration on the "PhD in Data Science" page?';
 - a cell of a table with a header row ("<column> for <row>"): 'who is the head of Climate Data Lab on the
   "Research" page?', 'how many places does the "Study" page list for MSc Data Science?', 'what is the room for
   14 October 2026 on the "Events in 2026" page?'.
@@ -123,6 +126,14 @@ def clause(fact: Located, answer: Typed) -> str:
         return f"which {_noun(label)} does {page} name"
     if kind == "text" and (what := path_kind(fact.value)):
         return f"which {what} does {page} give as its {_noun(label)}"
+    head = head_noun(label) or last
+    if kind == "text" and head in PLACE_WORDS:  # "Room: H.312", "Admissions office: Room L.012": a place
+        noun = _noun(label)
+        return (f"where is the {noun}, according to {page}" if head in ("office", "offices")
+                else f"which {noun} does {page} give")
+    if kind == "text" and head in TIME_WORDS:  # "Time: 18:30-20:00", "Lectures: Thursdays 14:00-16:00"
+        return (f"what time does {page} give" if head == "time" and len(words) == 1
+                else f"when {be} the {_noun(label)}, according to {page}")
     return f"what {be} the {_noun(label)} on {page}"
 
 
@@ -132,6 +143,10 @@ EMAIL_WORDS = frozenset({"email", "e-mail", "mail"})
 NUMBERED = frozenset({"release", "version", "edition", "revision"})
 """Labels whose value is a number naming the thing's release ("Release: 2.04"): "which release number ..."."""
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+[a-z]?\d*$|^\d+$")
+PLACE_WORDS = frozenset({"room", "venue", "location", "building", "office", "offices"})
+"""Head nouns of a label whose value is a place: asked "which room does ... give", "where is the admissions office"."""
+TIME_WORDS = frozenset({"time", "lectures", "seminars", "classes", "tutorials"})
+"""Head nouns of a label whose value is a time or a weekly slot: "what time does ... give", "when are the lectures"."""
 MEANING_WORDS = frozenset({"meaning", "definition"})
 """A table's column that says what each row's name means: "what does DC4 mean, according to ..."."""
 
