@@ -101,9 +101,16 @@ class OfficialSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_markup(response) else None
         rendered = bool(meta.get("playwright"))
-        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
+        # Chromium follows redirects itself: the proxy holds it to every recipe's hosts together, so a page that
+        # ended on another recipe's host is refused here by its own guard, as Scrapy's redirects are.
+        own = self.guards.get(meta["key"])
+        refused = policy_refusal(response) if rendered else None
+        if rendered and refused is None and own is not None:
+            if (refused := own.refusal(response.url, resolve=False)) is not None:
+                self.crawler.stats.inc_value(f"guard/{refused}")  # the proxy counts its own refusals
+        if refused is not None:
             yield _item(meta["key"], self.urls[meta["key"]], final_url=response.url, failure=Failure.HOST_NOT_ALLOWED,
-                        detail=f"redirected to {response.url} ({refused}): never requested")
+                        detail=f"redirected to {response.url} ({refused}): not read")
             return
         if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
             if (needed := rendering.render_reason(html)) is not None:

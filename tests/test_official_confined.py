@@ -368,3 +368,28 @@ def test_a_page_that_needs_more_memory_than_a_recipe_may_use_fails_that_recipe()
         assert reader.evaluate(good, ["<p class='v'>3</p>"], seconds=20).text == "3", "the next one is read"
     finally:
         reader.close()
+
+
+@pytest.mark.slow  # Chromium, through the crawl's policy proxy
+def test_a_rendered_page_that_chromium_follows_to_another_recipes_host_is_not_read(world: dict[str, Any],
+                                                                                    tmp_path: Path) -> None:
+    """Chromium follows a redirect itself, and the browser's proxy holds it to every recipe's hosts together: recipe
+    A's rendered page redirected to recipe B's host reaches it, but is refused by A's own guard, never read as A's
+    answer; B, and A's own page, are answered."""
+    a, b, witness = world["a"], world["b"], world["witness"]
+
+    def rendered(recipe_id: str, url: str) -> str:
+        return recipe_text(recipe_id, url).replace(f"fetch: {{url: {json.dumps(url)}}}",
+                                                   f"fetch: {{url: {json.dumps(url)}, render: always}}")
+
+    release = tmp_path / "test.parquet"
+    rows = {"a-to-b": rendered("a-to-b", f"{a.url}/to-b.html"), "good-a": rendered("good-a", f"{a.url}/value.html"),
+            "good-b": recipe_text("good-b", f"{b.url}/value.html")}
+    pl.DataFrame({"recipe_id": list(rows), "recipe": list(rows.values())}).write_parquet(release)
+    proc = timelyqa("live", "resolve", "--recipes", release, "--allow-host", "127.0.0.1", "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    answers = {r["id"]: r for r in pl.read_parquet(tmp_path / "out" / "answers.parquet").iter_rows(named=True)}
+    assert {i: (r["status"], r["answer"] or r["reason"]) for i, r in answers.items()} == {
+        "a-to-b": ("failed", "host_not_allowed"), "good-a": ("ok", "1"), "good-b": ("ok", "2")}
+    assert f"redirected to {b.url}/value.html (off_site)" in answers["a-to-b"]["detail"]
+    assert witness.connections == 0
