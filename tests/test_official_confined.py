@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -23,13 +22,13 @@ from typing import Any
 import polars as pl
 import pytest
 
+from tests.witness import Witness
 from timelyqa.official.bounded import Reader
 from timelyqa.official.draft import l1_recipe
 from timelyqa.official.recipe import MAX_DEPTH, RecipeError, parse_recipe
 from timelyqa.official.resolve import plan
 
 ROOT = Path(__file__).resolve().parent.parent
-WITNESS_ADDRESS = "127.0.0.9"
 BIG_PAGE = "<html><body>" + "<p>x</p>" * 400_000 + "<p class='v'>7</p></body></html>"  # 3.1 MiB: under the 5 MiB cap
 A_PAGE = "<html><body><p>" + "a" * 1_000_000 + "b</p><p class='v'>8</p></body></html>"
 QUADRATIC = "//p[count(preceding::p) = count(following::p)]"  # 400,000 pages' worth of work for each p: hours
@@ -39,39 +38,6 @@ ALIAS_BOMB = "\n".join(
 
 
 # ---- the witness and the two sites -----------------------------------------------------------------------------
-
-class Witness:
-    """A listener on an address no one named: counts the connections made to it, and answers none."""
-
-    def __init__(self) -> None:
-        self.sock = socket.create_server((WITNESS_ADDRESS, 0))
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self.sock.settimeout(0.2)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
-
-    @property
-    def host(self) -> str:
-        return f"{WITNESS_ADDRESS}:{self.port}"
-
-    def _accept(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
-
 
 @dataclass
 class Site:
@@ -121,16 +87,16 @@ class Site:
 
 @pytest.fixture
 def world() -> Iterator[dict[str, Any]]:
-    witness = Witness()
-    b = Site({"/value.html": "<p class='v'>2</p>"}).start()
-    a = Site({"/value.html": "<p class='v'>1</p>", "/aaaa.html": A_PAGE, "/big.html": BIG_PAGE,
-              "/to-b.html": (f"{b.url}/value.html",), "/to-witness.html": (f"http://{witness.host}/x",)}).start()
-    try:
-        yield {"a": a, "b": b, "witness": witness}
-    finally:
-        a.stop()
-        b.stop()
-        witness.close()
+    """Two sites on 127.0.0.1 and the witness on 127.0.0.9 (tests/witness.py), which no recipe's operator names."""
+    with Witness() as witness:
+        b = Site({"/value.html": "<p class='v'>2</p>"}).start()
+        a = Site({"/value.html": "<p class='v'>1</p>", "/aaaa.html": A_PAGE, "/big.html": BIG_PAGE,
+                  "/to-b.html": (f"{b.url}/value.html",), "/to-witness.html": (f"{witness.url}/x",)}).start()
+        try:
+            yield {"a": a, "b": b, "witness": witness}
+        finally:
+            a.stop()
+            b.stop()
 
 
 def recipe_text(recipe_id: str, url: str, extract: str = '{css: "p.v", type: number}', extra: str = "") -> str:
