@@ -82,7 +82,7 @@ def _walk(el: etree._Element, heading: list[str]) -> Iterator[Fact]:
             yield from _table(child, heading[0])
         elif tag == "dl":
             yield from _dl(child, heading[0])
-        elif tag in ("p", "li") and not any(child.iterdescendants(*BLOCKS)):
+        elif tag in ("p", "li") and next(child.iterdescendants(*BLOCKS), None) is None:
             yield from _fields(child, heading[0])
         else:
             yield from _walk(child, heading)
