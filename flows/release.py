@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
@@ -14,12 +14,20 @@ from flows.common import run_name
 from publish.card import DEFAULT_CONFIG
 from publish.release import build_release
 from timelyqa import checks
+from timelyqa.errors import ConfigError
+from timelyqa.manifest import MANIFEST
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
 @task
 def assemble_release(sources: list[Path], out: Path, version: str | None, previous: Path | None) -> dict[str, Any]:
     return build_release(sources, out, version=version, previous=previous)
+
+
+def source_folders(sources: list[str]) -> tuple[list[Path], list[str]]:
+    """The folders that hold a source's output, and the ones that do not (yet)."""
+    present = [Path(s) for s in sources if (Path(s) / MANIFEST).is_file()]
+    return present, [s for s in sources if not (Path(s) / MANIFEST).is_file()]
 
 
 def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
@@ -56,7 +64,15 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
     checks.out_folder(Path(out), "out")
     if version is not None:
         checks.release_version(version, "version")
-    manifest = assemble_release([Path(s) for s in sources], Path(out), version, Path(previous) if previous else None)
+    present, missing = source_folders(sources)
+    if missing:
+        # A week where a source has not run yet (or has no deployment here) still gets a release of the others.
+        get_run_logger().warning("release without %s: no source output there yet (no manifest.json)",
+                                 ", ".join(missing))
+    if not present:
+        raise ConfigError(f"sources: none of {', '.join(sources)} holds a source output (manifest.json); run a "
+                          "source flow first")
+    manifest = assemble_release(present, Path(out), version, Path(previous) if previous else None)
     name_run(f"release {manifest['version']}")
     rows = split_rows(manifest)
     create_table_artifact(rows, key="release-splits",

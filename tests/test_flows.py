@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 from prefect import flow, task
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, LogFilter, LogFilterFlowRunId
 from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import Completed, State, exception_to_failed_state
 
@@ -172,6 +172,26 @@ def test_release_flow_builds_a_folder_and_counts_rows_per_split(demo_run: tuple[
         files = sorted((out / row["config"]).glob(f"{row['split']}-*.parquet"))
         assert files, f"no parquet for {row}"
         assert sum(pl.read_parquet(f).height for f in files) == row["rows"]
+
+
+def test_release_flow_releases_the_sources_that_ran_and_names_the_missing(demo_run: tuple[State, Path],
+                                                                          tmp_path: Path) -> None:
+    """The weekly release's default lists every source; a week where one has not run still gets a release of the
+    others, and the run says which were missing. None at all is a failed run with its reason."""
+    _, wikidata_out = demo_run
+    state = release_flow(sources=[str(wikidata_out), str(tmp_path / "news")], out=str(tmp_path / "release"),
+                         return_state=True)
+    assert state.is_completed(), state.message
+    assert set(state.result()["sources"]) == {"wikidata"}
+    from prefect.logging.handlers import APILogHandler  # noqa: PLC0415
+
+    APILogHandler().flush()  # the run's logs reach the API in batches
+    with get_client(sync_client=True) as client:
+        logs = client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[flow_run_id(state)])))
+    assert any(f"release without {tmp_path / 'news'}: no source output there yet" in log.message for log in logs)
+    none = release_flow(sources=[str(tmp_path / "news")], out=str(tmp_path / "empty"), return_state=True)
+    assert none.is_failed() and "holds a source output" in str(exception_of(none))
+    assert not (tmp_path / "empty").exists()
 
 
 # The retry rule: only TransientSourceError is retried.
