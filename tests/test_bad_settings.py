@@ -174,6 +174,16 @@ CASES = [
     Case("wikidata previous an empty folder", lambda p: wikidata(p, "--out", p.out, "--previous", p.empty),
          "--previous"),
     Case("wikipedia previous a file", lambda p: wikipedia(p, "--out", p.out, "--previous", p.file), "--previous"),
+    # what a newcomer types first: a source's folder for a release, a web page without its scheme, two ways of
+    # answering an evaluation
+    Case("export of a source folder", lambda p: ["export", "verl", p.source, "--out", p.out],
+         "not a release folder"),
+    Case("eval of a source folder", lambda p: ["eval", p.source, "--predictions", p.file, "--out", p.out],
+         "not a release folder"),
+    Case("extract a page without its scheme", lambda p: ["extract", "example.com/news/page"],
+         "https://example.com/news/page"),
+    Case("eval with predictions and a model", lambda p: ["eval", p.release, "--predictions", p.file, "--model", "m",
+                                                         "--out", p.out], "give one way of answering"),
     # a Hub token never crosses the network in clear
     Case("hub token over plain http", lambda p: ["publish", p.release, "--repo", "org/name"], "HF_ENDPOINT",
          env=lambda p: {"HF_ENDPOINT": "http://hub.example.invalid", "HF_TOKEN": "hf_secret_token_1234"}),

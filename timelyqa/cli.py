@@ -29,6 +29,20 @@ app = typer.Typer(help="Question-answer datasets whose answers change with the w
 console = Console(stderr=True)
 
 
+def _show_version(shown: bool) -> None:
+    if shown:
+        from timelyqa.manifest import code_version
+
+        typer.echo(f"timelyqa {code_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[bool, typer.Option("--version", callback=_show_version, is_eager=True,
+                                               help="print the version and exit")] = False) -> None:
+    """Question-answer datasets whose answers change with the world."""
+
+
 @contextmanager
 def _one_line_errors() -> Iterator[None]:
     """Bad input and wrong settings end the command with one line naming the cause, not a traceback."""

@@ -359,7 +359,11 @@ def release_configs(release: Path) -> tuple[str, ...]:
         files = manifest["files"]
     except (OSError, ValueError, KeyError, TypeError):
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release listing its files)") from None
-    return tuple(dict.fromkeys(str(m["config"]) for m in files.values() if isinstance(m, dict) and "config" in m))
+    configs = tuple(dict.fromkeys(str(m["config"]) for m in files.values() if isinstance(m, dict) and m.get("config")))
+    if not configs:
+        raise ConfigError(f"{release}: not a release folder (its manifest.json lists no configs: a source's output? "
+                          f"make a release of it with `timelyqa release --from {release} --out DIR`)")
+    return configs
 
 
 def release_version(release: Path) -> str:

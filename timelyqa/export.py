@@ -125,6 +125,9 @@ def read_split(release: Path, config: str = "default", split: str = "train") -> 
         listed = {name: meta for name, meta in manifest["files"].items() if isinstance(meta, dict)}
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release listing its files)") from None
+    if not any(meta.get("config") for meta in listed.values()):
+        raise ConfigError(f"{release}: not a release folder (its manifest.json lists no configs: a source's output? "
+                          f"make a release of it with `timelyqa release --from {release} --out DIR`)")
     in_config = {name: meta for name, meta in listed.items() if meta.get("config") == config}
     if not in_config:
         configs = sorted({str(meta.get("config")) for meta in listed.values()})

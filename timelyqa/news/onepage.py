@@ -53,7 +53,10 @@ def is_url(target: str) -> bool:
 def read_file(path: Path, url: str | None = None) -> Page:
     """The page in `path` (`.gz` decompressed), served at `url` (default: the file's `file://` URL)."""
     if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
+        first, slash, _ = str(path).partition("/")
+        looks_like_host = "." in first and not first.startswith(".") and (slash or first.startswith("www."))
+        hint = f"; a web page needs its scheme: https://{path}" if looks_like_host else ""
+        raise ConfigError(f"{path}: no such file{hint}")
     data = path.read_bytes()
     if path.suffix == ".gz":
         try:
