@@ -28,7 +28,9 @@ SECTION = (
     "`train` and `validation` hold resolved snapshots (`kind` = `snapshot`): the answer the recipe gave at `as_of`, "
     "with the current time written into the question, and the dates it resolved (`dates`). `test` holds live "
     "questions (`kind` = `live`, `answer` empty): compute the answer when your model is evaluated, with "
-    "`timelyqa live resolve --recipes <test parquet> --at <the model's clock>`, as RT-QA does. Live rows are only "
+    "`timelyqa live resolve --recipes <test parquet> --at <the model's clock> --out answers/` (a recipe whose URL "
+    "starts with `{site}` needs `--var site=https://...`, the site's origin), as RT-QA does, or let `timelyqa eval` "
+    "resolve them and tell the model that clock (\"Current time: ...\"). Live rows are only "
     "in this config, never in `default`. A recipe that fails its daily check N days in a row leaves the test split "
     "until a repair is accepted, and the changelog says so. Recipes never carry code: a dataset read from the Hub "
     "never runs any.", "",
