@@ -30,7 +30,7 @@ def tasks(release: Path, tmp_path: Path) -> Path:  # noqa: F811
 def loaded(tasks: Path, name: str) -> object:  # noqa: F811
     from lm_eval.tasks import TaskManager  # noqa: PLC0415 - lm-eval is the test group's
 
-    return TaskManager(include_path=str(tasks), include_defaults=False).load_task_or_group([name])[name]
+    return TaskManager(include_path=str(tasks), include_defaults=False).load([name])["tasks"][name]
 
 
 def test_lm_eval_loads_the_task_with_timelyqas_prompt_and_no_live_row(release: Path, tasks: Path) -> None:  # noqa: F811
