@@ -92,35 +92,41 @@ def read_predictions(path: Path, ids: Iterable[str]) -> Predictions:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        reason, detail, entry = _entry(line)
-        if entry is not None:
-            row_id, answer = entry
+        try:
+            row_id, answer = _entry(line)
             if row_id not in known:
-                reason, detail = PredictionReject.UNKNOWN_ID, f"id {row_id[:80]!r} is no row of this split"
-            elif row_id in found.answers:
-                reason, detail = PredictionReject.DUPLICATE_ID, f"id {row_id!r} predicted again; the first is kept"
-            else:
-                found.answers[row_id] = answer
-                continue
-        found.rejected.append(Rejected(number, reason, f"{path}:{number}: {detail}"))
+                raise _BadLine(PredictionReject.UNKNOWN_ID, f"id {row_id[:80]!r} is no row of this split")
+            if row_id in found.answers:
+                raise _BadLine(PredictionReject.DUPLICATE_ID, f"id {row_id!r} predicted again; the first is kept")
+        except _BadLine as bad:
+            found.rejected.append(Rejected(number, bad.reason, f"{path}:{number}: {bad.detail}"))
+            continue
+        found.answers[row_id] = answer
     return found
 
 
-def _entry(line: str) -> tuple[PredictionReject, str, tuple[str, str] | None]:
+class _BadLine(Exception):
+    def __init__(self, reason: PredictionReject, detail: str) -> None:
+        super().__init__(detail)
+        self.reason, self.detail = reason, detail
+
+
+def _entry(line: str) -> tuple[str, str]:
+    """A line's row id and answer (a completion's final answer), or _BadLine saying why it has none."""
     try:
         obj = json.loads(line)
     except ValueError:
-        return PredictionReject.NOT_JSON, "not JSON", None
+        raise _BadLine(PredictionReject.NOT_JSON, "not JSON") from None
     if not isinstance(obj, dict):
-        return PredictionReject.NOT_JSON, f"a JSON {type(obj).__name__}, not an object", None
+        raise _BadLine(PredictionReject.NOT_JSON, f"a JSON {type(obj).__name__}, not an object")
     row_id = obj.get("id")
     if not isinstance(row_id, str) or not row_id:
-        return PredictionReject.NO_ID, "no string id", None
+        raise _BadLine(PredictionReject.NO_ID, "no string id")
     if isinstance(obj.get("answer"), str):
-        return PredictionReject.NO_ID, "", (row_id, obj["answer"])
+        return row_id, obj["answer"]
     if isinstance(obj.get("completion"), str):
-        return PredictionReject.NO_ID, "", (row_id, extract_answer(obj["completion"]))
-    return PredictionReject.NO_ANSWER_FIELD, f"id {row_id!r}: no answer or completion string", None
+        return row_id, extract_answer(obj["completion"])
+    raise _BadLine(PredictionReject.NO_ANSWER_FIELD, f"id {row_id[:80]!r}: no answer or completion string")
 
 
 def verdict_of(prediction: str | None, gold: Gold) -> tuple[Verdict, float]:
