@@ -1,5 +1,5 @@
 """Scoring a model on a release: every row of a split asked (or read from a file of predictions), graded by the
-release's grader, kept with its verdict, and reported by config, level and event month.
+release's grader, kept with its verdict, and reported by config, source, level and event month.
 
 A prediction is graded by `timelyqa.rewards.grade` (the grader the release's manifest names); the verdict says
 what happened to the row, so that a missing prediction is told apart from a wrong one:
