@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -25,6 +24,7 @@ from typing import Any
 
 import pytest
 
+from tests.witness import Witness
 from timelyqa.official import workflow
 from timelyqa.official.catalog import load
 
@@ -107,6 +107,7 @@ print((home / "page.html").read_text()[4:7])
 """
 
 RESOLVER = """import json, os, pathlib, subprocess, sys, time
+from tests.witness import Witness
 from timelyqa.official import workflow
 cases, mark = json.loads(sys.argv[1]), sys.argv[2]
 
@@ -144,31 +145,11 @@ print(json.dumps(report))
 """
 
 
-@dataclass
-class Witness:
-    """A TCP server on 127.0.0.9, an address no one named: it counts every connection that reaches it."""
-
-    host: str
-    port: int
-    connections: int = 0
-
-
 @pytest.fixture(scope="module")
 def witness() -> Iterator[Witness]:
-    server = socket.create_server(("127.0.0.9", 0))
-    seen = Witness("127.0.0.9", server.getsockname()[1])
-
-    def accept() -> None:
-        while True:
-            try:
-                conn, _ = server.accept()
-            except OSError:
-                return
-            seen.connections += 1
-            conn.close()
-    threading.Thread(target=accept, daemon=True).start()
-    yield seen
-    server.close()
+    """A server on 127.0.0.9, an address no one named (tests/witness.py): it counts every connection that reaches it."""
+    with Witness() as seen:
+        yield seen
 
 
 @dataclass
@@ -179,6 +160,11 @@ class Scene:
     recipes: Path
     host_tmp: Path
     report: dict[str, Any]
+
+
+SCENE = pytest.mark.slow
+"""The tests that read the hostile scene: a resolver process running seven workflows, each in a sandbox of its own
+(about 2 s, once per test worker), end to end as `live resolve --allow-workflows` runs them; `make test` runs them."""
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +189,7 @@ def scene(tmp_path_factory: pytest.TempPathFactory, witness: Witness) -> Scene:
         "writes": (WRITES.format(targets=[str(outside), str(outside.parent / "new.txt"), str(recipes / "new.py"),
                                           f"{workflow.SCRIPT_AT}/writes.py", str(host_tmp), "/new.txt",
                                           f"{sys.prefix}/{MARK}", "/dev/shm/new.txt", *homes]), 10),
-        "socket": (CONNECTS.format(host=witness.host, port=witness.port), 10),
+        "socket": (CONNECTS.format(host=witness.address, port=witness.port), 10),
         "setsid": (LEAVES_PROCESSES.format(mark=MARK, end="print(1.0)"), 10),
         "timeout": (LEAVES_PROCESSES.format(mark=MARK, end="time.sleep(120)"), 1.0),
         "behaves": (BEHAVES, 10),
@@ -226,6 +212,7 @@ def printed(scene: Scene, case: str) -> dict[str, Any]:
     return json.loads(ran["stdout"].splitlines()[-1])
 
 
+@SCENE
 def test_a_workflow_reads_no_credential_of_the_resolver_from_proc(scene: Scene) -> None:
     control = scene.report["environ-unsandboxed"]
     assert TOKEN in control["stdout"], "the probe works: unsandboxed, /proc/<resolver>/environ gives the token away"
@@ -236,6 +223,7 @@ def test_a_workflow_reads_no_credential_of_the_resolver_from_proc(scene: Scene) 
     assert len(visible) <= 3, f"a private /proc: only the sandbox's own processes ({visible})"
 
 
+@SCENE
 def test_a_workflow_reads_no_file_outside_the_sandbox(scene: Scene) -> None:
     got = printed(scene, "files")
     ran = scene.report["files"]
@@ -247,6 +235,7 @@ def test_a_workflow_reads_no_file_outside_the_sandbox(scene: Scene) -> None:
     assert got[workflow.SCRIPT_AT] == ["files.py"], "of the recipes folder, only its own script is there"
 
 
+@SCENE
 def test_a_workflow_writes_nothing_outside_its_home(scene: Scene) -> None:
     got = printed(scene, "writes")
     written = [path for path, outcome in got.items() if outcome == "written"]
@@ -257,6 +246,7 @@ def test_a_workflow_writes_nothing_outside_its_home(scene: Scene) -> None:
     assert not (Path(sys.prefix) / MARK).exists()
 
 
+@SCENE
 def test_a_workflow_reaches_no_server(scene: Scene, witness: Witness) -> None:
     got = printed(scene, "socket")
     assert got["tcp"] == "ConnectionRefusedError", "127.0.0.9 inside is the sandbox's own loopback: nothing there"
@@ -265,6 +255,7 @@ def test_a_workflow_reaches_no_server(scene: Scene, witness: Witness) -> None:
     assert witness.connections == 0
 
 
+@SCENE
 def test_a_workflow_leaves_no_process_behind(scene: Scene) -> None:
     ran = scene.report["setsid"]
     assert ran["returncode"] == 0 and ran["stdout"].split()[-1] == "1.0", ran["stderr"]
@@ -272,6 +263,7 @@ def test_a_workflow_leaves_no_process_behind(scene: Scene) -> None:
     assert ran["left_running"] == [], "a setsid child and a double-forked daemon end with the sandbox"
 
 
+@SCENE
 def test_a_workflow_past_its_limit_is_killed_with_all_it_started(scene: Scene) -> None:
     ran = scene.report["timeout"]
     assert ran["returncode"] is None and ran["took"] < 3, ran
@@ -279,6 +271,7 @@ def test_a_workflow_past_its_limit_is_killed_with_all_it_started(scene: Scene) -
     assert ran["left_running"] == []
 
 
+@SCENE
 def test_a_well_behaved_workflow_still_answers(scene: Scene) -> None:
     ran = scene.report["behaves"]
     assert (ran["returncode"], ran["stdout"].strip(), ran["stderr"]) == (0, "1.5", "")
@@ -387,7 +380,7 @@ def test_given_a_proxy_socket_a_workflow_reaches_the_web_through_it_alone(tmp_pa
     with socketserver.ThreadingUnixStreamServer(str(sock), Proxy) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         script = tmp_path / "wf.py"
-        script.write_text(THROUGH_THE_PROXY.format(host=witness.host, port=witness.port))
+        script.write_text(THROUGH_THE_PROXY.format(host=witness.address, port=witness.port))
         ran = workflow.execute(script, {"PATH": "/usr/bin:/bin", "HOME": workflow.HOME}, timeout=20, proxy=sock)
         server.shutdown()
     assert ran.returncode == 0, ran.stderr
