@@ -4,6 +4,7 @@ middleware (spiders/robots.py) and the browser's proxy (spiders/proxy.py) both a
 
 from __future__ import annotations
 
+import re
 import zlib
 from enum import StrEnum
 from typing import Any
@@ -65,8 +66,17 @@ def parse(body: bytes, *, truncated: bool = False) -> Rules:
         head = body[:ROBOTS_LIMIT]
         cut = max(head.rfind(b"\n"), head.rfind(b"\r"))
         body, truncated = (head[:cut + 1] if cut >= 0 else head), True
-    text = body.decode("utf-8", "replace").lstrip("\ufeff")
+    for bom in (b"\xef\xbb\xbf", b"\xef\xbb", b"\xef"):  # a byte order mark, even one cut short, opens no line
+        if body.startswith(bom):
+            body = body[len(bom):]
+            break
+    text = _AGENT_WORDS.sub(r"\1\2", body.decode("utf-8", "replace"))
     return Rules(Case.TRUNCATED if truncated else Case.PARSED, Protego.parse(text))
+
+
+_AGENT_WORDS = re.compile(r"^([ \t]*user-agent[ \t]*:[ \t]*)([^\s#]+)[ \t]+[^#\r\n]*", re.IGNORECASE | re.MULTILINE)
+"""A user-agent value is one product token (RFC 9309 2.2.1); a line naming more (`User-agent: Foo Bar`) is read for
+its first, as Google's parser does, so the group applies to Foo rather than to no one."""
 
 
 def read(status: int, body: bytes = b"", *, truncated: bool = False) -> Rules:
