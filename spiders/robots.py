@@ -1,7 +1,8 @@
 """robots.txt for every crawl as RFC 9309 asks (Scrapy's own middleware allows all when the file fails): disallow
 all on 5xx, timeouts and network errors, allow all on 4xx, the first 512 KiB of a long file parsed, a compressed
-file that expands without bound read as unreachable. Each host's case is counted as `robots/<case>`; a refused page
-is `robots_disallowed`, as before (spiders/errors.py)."""
+file that expands without bound read as unreachable. Each host's case is counted as `robots/<case>`; a page refused
+by what the file says (or by a 5xx, a bomb) is `robots_disallowed`, as before (spiders/errors.py); a page of a host
+that did not answer at all fails as its robots.txt did (`connection_refused`, `timeout`, ...), unrequested."""
 
 from __future__ import annotations
 
@@ -64,6 +65,12 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         return parser
 
     def process_request_2(self, rp: Any, request: Request) -> None:
+        if isinstance(rp, Rules) and rp.cause is not None:
+            # The host did not answer for its robots.txt: its pages fail as that request failed (a refused connection,
+            # a timeout), the reason a reader of the rows needs, with no request of their own and no retry.
+            self._stats.inc_value(f"robots/refused/{rp.case}")
+            request.meta["dont_retry"] = True
+            raise rp.cause
         try:
             super().process_request_2(rp, request)
         except IgnoreRequest:
@@ -90,7 +97,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
             reason = failure_reason(Failure(exc))
             self._stats.inc_value(f"robots/unreachable/{reason}")
             logger.info("robots.txt of %s unreachable: %s", netloc, reason)
-            return Rules(Case.UNREACHABLE)
+            return Rules(Case.UNREACHABLE, cause=exc)
         self._stats.inc_value("robotstxt/response_count")
         self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
         rules = read(response.status, response.body, truncated="download_stopped" in response.flags)

@@ -38,8 +38,8 @@ ALLOWING = frozenset({Case.PARSED, Case.TRUNCATED, Case.UNAVAILABLE, Case.REDIRE
 class Rules:
     """One host's robots.txt as read: `allowed(url, user_agent)`, the interface of Scrapy's RobotParser."""
 
-    def __init__(self, case: Case, parser: Protego | None = None) -> None:
-        self.case, self.parser = case, parser
+    def __init__(self, case: Case, parser: Protego | None = None, *, cause: BaseException | None = None) -> None:
+        self.case, self.parser, self.cause = case, parser, cause  # cause: why an unreachable file was not reached
 
     @property
     def disallows_all(self) -> bool:

@@ -35,8 +35,6 @@ REFUSING = {
     "503": (RobotsAnswer(status=503, body=b"User-agent: *\nDisallow:\n", headers={"Retry-After": "1"}),
             "server_error"),
     "429": (RobotsAnswer(status=429, body=b""), "server_error"),
-    "timeout": (RobotsAnswer(delay=4.0), "unreachable"),
-    "hang_up": (RobotsAnswer(hang_up=True), "unreachable"),
     "10MB_disallow_all": (RobotsAnswer(body=padded("User-agent: *\nDisallow: /\n", 10 * MB)), "truncated"),
     "gzip_bomb": (RobotsAnswer(body=gzip_bomb(200 * MB), headers={"Content-Encoding": "gzip"}), "too_large"),
     "unknown_encoding": (RobotsAnswer(body=b"\x00garbage", headers={"Content-Encoding": "x-secret"}),
@@ -55,9 +53,28 @@ def test_a_robots_txt_that_fails_refuses_the_whole_host(name: str, tmp_path: Pat
     assert stats["skipped"] == {"robots_disallowed": 1}  # the root, refused; nothing else was found to refuse
 
 
+UNREACHABLE = {
+    "timeout": (RobotsAnswer(delay=4.0), "timeout"),
+    "hang_up": (RobotsAnswer(hang_up=True), "download_failed"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNREACHABLE))
+def test_a_host_that_does_not_answer_for_its_robots_txt_is_not_crawled(name: str, tmp_path: Path) -> None:
+    """Unreachable (RFC 9309 2.3.1.4): no page asked; the root's row says why the host was not reached."""
+    answer, reason = UNREACHABLE[name]
+    with RobotsSite(answer) as site:
+        stats = crawl(site, tmp_path)
+    assert site.pages_asked == set()
+    assert stats["pages"] == 0 and stats["errors"] == {reason: 1}
+    assert stats["robots"] == {"unreachable": 1, f"unreachable/{reason}": 1, "refused/unreachable": 1}
+
+
 ALLOWING = {
     "404": (RobotsAnswer(status=404, body=b"<html>User-agent: *\nDisallow: /</html>"), "unavailable", EVERY_PAGE),
     "403": (RobotsAnswer(status=403, body=b"Disallow: /"), "unavailable", EVERY_PAGE),
+    "redirect_loop": (RobotsAnswer(status=301, headers={"Location": "/robots.txt"}), "redirect_unfollowed",
+                      EVERY_PAGE),  # RFC 9309 2.3.1.2: past five redirects, as unavailable
     "200": (RobotsAnswer(body=b"User-agent: *\nDisallow: /private/\n"), "parsed", EVERY_PAGE - {"/private/c"}),
     "10MB_with_rules": (RobotsAnswer(body=padded("User-agent: *\nDisallow: /private/\n", 10 * MB)), "truncated",
                         EVERY_PAGE - {"/private/c"}),
