@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from spiders.run import command
+from spiders.run import crawl as run_crawl
+from timelyqa.errors import SourceContractError
 from tests.robots_server import PAGES, RobotsAnswer, RobotsSite, gzip_bomb, padded
 
 pytestmark = pytest.mark.slow  # each case starts Scrapy in a process of its own
@@ -95,3 +97,11 @@ def test_a_robots_txt_that_answers_is_obeyed_as_it_says(name: str, tmp_path: Pat
     assert stats["robots"].get(case) == 1, stats["robots"]
     refused = len(EVERY_PAGE - fetched)
     assert stats["skipped"] == ({"robots_disallowed": refused} if refused else {})
+
+
+def test_a_crawl_that_robots_txt_closed_says_so(tmp_path: Path) -> None:
+    """Not "0 pages, no errors": the failure names the refusal and the robots.txt case."""
+    with RobotsSite(RobotsAnswer(status=503)) as site, pytest.raises(SourceContractError) as raised:
+        run_crawl("site_tree", {"roots": json.dumps([site.url + "/"]), "max_depth": 1, "max_pages": 5}, tmp_path,
+                  fresh=True)
+    assert "not requested: robots_disallowed 1, robots.txt server_error on 1 host" in str(raised.value)
