@@ -59,9 +59,9 @@ class Rules:
 
 
 def parse(body: bytes, *, truncated: bool = False) -> Rules:
-    """The rules of a robots.txt body: UTF-8 (RFC 9309 2.2), a byte order mark skipped, a byte that is not UTF-8
-    replaced rather than the whole file thrown away (Scrapy reads such a file as empty, i.e. allow all). A body
-    over ROBOTS_LIMIT is cut at its last line end within the limit."""
+    """The rules of a robots.txt body: UTF-8 (RFC 9309 2.2), a byte order mark (even a cut one) skipped, a byte
+    that is not UTF-8 spoiling only its own line. A body over ROBOTS_LIMIT is cut at its last line end within the
+    limit, so a line cut in two (or a character) is not read as a shorter rule."""
     if truncated or len(body) > ROBOTS_LIMIT:
         head = body[:ROBOTS_LIMIT]
         cut = max(head.rfind(b"\n"), head.rfind(b"\r"))

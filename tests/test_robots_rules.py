@@ -79,7 +79,7 @@ def test_a_file_cut_inside_a_line_or_a_character_loses_only_that_line() -> None:
 
 
 def test_a_byte_that_is_not_utf8_spoils_its_line_not_the_file() -> None:
-    """Scrapy reads such a file as empty (allow all); RFC 9309 wants UTF-8, and the rules around it still hold."""
+    """RFC 9309 wants UTF-8; a Latin-1 comment does not throw the file away, the rules around it hold."""
     rules = read(200, b"# Caf\xe9 du Nord\nUser-agent: *\nDisallow: /private\n")
     assert not rules.allowed("http://example.com/private/x", "bot")
 
