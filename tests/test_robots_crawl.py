@@ -53,6 +53,7 @@ def test_a_robots_txt_that_fails_refuses_the_whole_host(name: str, tmp_path: Pat
     assert stats["pages"] == 0
     assert stats["robots"].get(case) == 1, stats["robots"]
     assert stats["skipped"] == {"robots_disallowed": 1}  # the root, refused; nothing else was found to refuse
+    assert stats["bytes"] < MB, "a robots.txt is read for 512 KiB, a bomb is never expanded past 5 MiB"
 
 
 UNREACHABLE = {
