@@ -53,7 +53,11 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         if netloc not in self._parsers:
             waiting: Deferred[Any] = Deferred()
             self._parsers[netloc] = waiting
-            rules = await self._fetch(request, netloc)
+            try:
+                rules = await self._fetch(request, netloc)
+            except Exception:  # a fault here must not leave the host's pages waiting on it forever: refused
+                logger.exception("robots.txt of %s could not be read", netloc)
+                rules = Rules(Case.UNREACHABLE)
             self._stats.inc_value(f"robots/{rules.case}")
             if rules.disallows_all:
                 logger.warning("robots.txt of %s: %s, so every page of it is refused (RFC 9309)", netloc, rules.case)

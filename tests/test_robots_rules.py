@@ -6,6 +6,7 @@ what RFC 9309 asks of an answer that is not a plain 200."""
 from __future__ import annotations
 
 import gzip
+import time
 import zlib
 from pathlib import Path
 
@@ -114,3 +115,13 @@ def test_a_gzip_stream_cut_short_gives_what_it_holds() -> None:
     text = b"User-agent: *\nDisallow: /x\n" + b"# pad\n" * 10000
     cut = gzip.compress(text)[:200]
     assert text.startswith(decode(cut, ["gzip"]))
+
+
+def test_a_hostile_pattern_costs_no_more_than_an_ordinary_one() -> None:
+    """A thousand wildcards against a long URL (backtracking bait), and 512 KiB of wildcard rules: bounded."""
+    began = time.monotonic()
+    bait = read(200, ("User-agent: *\nDisallow: /" + "*a" * 1000 + "*b$\n").encode())
+    assert bait.allowed("http://example.com/" + "a" * 8000, "bot")
+    many = read(200, ("User-agent: *\n" + "".join(f"Disallow: /p{i}/*x*y$\n" for i in range(30000))).encode())
+    assert many.case is Case.TRUNCATED and not many.allowed("http://example.com/p7/axbyc/y", "bot")
+    assert time.monotonic() - began < 3
