@@ -106,3 +106,22 @@ def test_a_crawl_that_robots_txt_closed_says_so(tmp_path: Path) -> None:
         run_crawl("site_tree", {"roots": json.dumps([site.url + "/"]), "max_depth": 1, "max_pages": 5}, tmp_path,
                   fresh=True)
     assert "not requested: robots_disallowed 1, robots.txt server_error on 1 host" in str(raised.value)
+
+
+def test_an_official_page_behind_a_failing_robots_txt_is_a_row_with_its_reason(tmp_path: Path) -> None:
+    """The recipes' crawl: a 5xx robots.txt refuses the page (`robots_disallowed`, never asked); a host that does not
+    answer for its robots.txt gives its pages `site_down` with the network's reason, as a dead host always did."""
+    from timelyqa.official.pages import fetch  # noqa: PLC0415 - the recipes' crawl, as `timelyqa official` runs it
+    from timelyqa.official.reasons import Failure  # noqa: PLC0415
+
+    with RobotsSite(RobotsAnswer(status=503)) as closed, RobotsSite(RobotsAnswer(hang_up=True)) as mute, \
+            RobotsSite(RobotsAnswer(status=404)) as open_:
+        hosts = [s.url.removeprefix("http://") for s in (closed, mute, open_)]
+        requests = [("closed", closed.url + "/a", "never"), ("mute", mute.url + "/a", "never"),
+                    ("open", open_.url + "/a", "never")]
+        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=hosts)
+    assert closed.pages_asked == set() and mute.pages_asked == set() and open_.pages_asked == {"/a"}
+    assert (fetched["closed"].failure, fetched["closed"].detail) == (
+        Failure.ROBOTS_DISALLOWED, f"robots.txt of {hosts[0]} forbids it")
+    assert (fetched["mute"].failure, fetched["mute"].detail) == (Failure.SITE_DOWN, "download_failed")
+    assert fetched["open"].failure is None and fetched["open"].sha256
