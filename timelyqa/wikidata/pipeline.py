@@ -31,6 +31,7 @@ from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.candidates import candidate_frame, records_frame
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.filters import anchor_drop
+from timelyqa.wikidata.merge import merge_sorted
 from timelyqa.wikidata.gate import RULES
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import Query, from_json
@@ -111,23 +112,45 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: 
 
 def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     """The delta of two snapshots, one bucket of subjects at a time (the coarser snapshot's buckets), each
-    bucket's rows spilled to a file and merged in T1's order: memory holds one bucket pair, not two snapshots."""
-    info0, info1 = snapshot.SnapshotInfo.load(t0_dir), snapshot.SnapshotInfo.load(t1_dir)
-    check_order(info0.path, _newest(info0), info1.path, _newest(info1))
+    bucket's rows spilled to a file and k-way merged in T1's order: memory holds one bucket pair, then one chunk
+    a bucket, never the whole delta. The flow runs the buckets as tasks (delta_bucket), perhaps on a cluster."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("delta"):
-        n = min(info0.buckets, info1.buckets)
-        parts = workdir / "delta-buckets"
-        shutil.rmtree(parts, ignore_errors=True)
-        parts.mkdir(parents=True)
+        parts, n = delta_buckets(t0_dir, t1_dir, workdir)
         for b in range(n):
-            t0, t1 = snapshot.read_bucket(t0_dir, b, n), snapshot.read_bucket(t1_dir, b, n, rows=True)
-            delta_rules.delta_rows(t0, t1).write_parquet(parts / f"{b:04d}.parquet")
-        path = workdir / "delta.parquet"
-        pl.scan_parquet(parts).sort("row").drop("row").sink_parquet(path)
+            delta_bucket(t0_dir, t1_dir, parts, b, n)
+    return merge_delta(workdir, ledger)
+
+
+def delta_buckets(t0_dir: Path, t1_dir: Path, workdir: Path) -> tuple[Path, int]:
+    """The folder the buckets' deltas go to (emptied) and how many buckets: the coarser snapshot's count.
+    Refuses a T0 newer than T1 before any work."""
+    info0, info1 = snapshot.SnapshotInfo.load(t0_dir), snapshot.SnapshotInfo.load(t1_dir)
+    check_order(info0.path, _newest(info0), info1.path, _newest(info1))
+    parts = workdir / "delta-buckets"
+    shutil.rmtree(parts, ignore_errors=True)
+    parts.mkdir(parents=True)
+    return parts, min(info0.buckets, info1.buckets)
+
+
+def delta_bucket(t0_dir: Path, t1_dir: Path, parts: Path, b: int, n: int) -> Path:
+    """The delta of bucket `b` of `n`, its rows sorted by their place in T1 (`row`), as `parts/NNNN.parquet`."""
+    t0, t1 = snapshot.read_bucket(t0_dir, b, n), snapshot.read_bucket(t1_dir, b, n, rows=True)
+    path = parts / f"{b:04d}.parquet"
+    delta_rules.delta_rows(t0, t1).write_parquet(path)
+    return path
+
+
+def merge_delta(workdir: Path, ledger: StageWriter | None = None) -> Path:
+    """The buckets' deltas k-way merged by `row` into `delta.parquet` (merge.merge_sorted), then removed."""
+    ledger = ledger or StageWriter(SOURCE, workdir.parent, work=workdir)
+    parts = workdir / "delta-buckets"
+    path = workdir / "delta.parquet"
+    with ledger.timed("delta"):
+        stats = merge_sorted(sorted(parts.glob("*.parquet")), path, key="row",
+                             schema=pl.Schema({**delta_rules.DELTA_SCHEMA, "row": pl.UInt64()}))
         shutil.rmtree(parts)
-        triples = pl.scan_parquet(path).select(pl.len()).collect().item()
-    ledger.count("delta_triples", triples)
+    ledger.count("delta_triples", stats.rows)
     ledger.save("delta")
     return path
 
