@@ -7,7 +7,7 @@ week's delta in memory; the merge holds at most one chunk of rows per file, howe
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,8 +35,10 @@ def _chunks(path: Path, chunk_rows: int) -> Iterator[pl.DataFrame]:
 
 
 def merge_sorted(parts: Sequence[Path], out: Path, *, key: str, drop_key: bool = True,
-                 chunk_rows: int | None = None, schema: pl.Schema | None = None) -> MergeStats:
-    """Merge `parts` (each sorted by `key`, keys distinct across files) into `out`, sorted by `key`.
+                 chunk_rows: int | None = None, schema: pl.Schema | None = None,
+                 each: Callable[[pl.DataFrame], pl.DataFrame] | None = None) -> MergeStats:
+    """Merge `parts` (each sorted by `key`, an integer or string column, keys distinct across files) into `out`,
+    sorted by `key`; `each` (if given) turns every merged chunk, in order, into what is written.
 
     Each round, every file with rows left holds one chunk; the smallest of the chunks' last keys is the
     watermark, and every held row at or below it is final (no file can still produce a smaller key), so it
@@ -67,7 +69,7 @@ def merge_sorted(parts: Sequence[Path], out: Path, *, key: str, drop_key: bool =
                 break
             stats.peak_rows = max(stats.peak_rows, sum(f.height for f in held.values()))
             # Files that are exhausted bound nothing: only files that may still yield rows set the watermark.
-            live = [int(f[key][-1]) for i, f in held.items() if i in sources and f.height]
+            live = [f[key][-1] for i, f in held.items() if i in sources and f.height]
             watermark = min(live) if live else None
             ready, keep = [], {}
             for i, f in held.items():
@@ -81,6 +83,8 @@ def merge_sorted(parts: Sequence[Path], out: Path, *, key: str, drop_key: bool =
             batch = pl.concat(ready).sort(key)
             if drop_key:
                 batch = batch.drop(key)
+            if each is not None:
+                batch = each(batch)
             table = batch.to_arrow()
             if writer is None:
                 arrow_schema = table.schema
@@ -89,7 +93,8 @@ def merge_sorted(parts: Sequence[Path], out: Path, *, key: str, drop_key: bool =
                 writer.write_table(table.cast(arrow_schema))
         if writer is None:
             empty = pl.DataFrame(schema=schema or {})
-            (empty.drop(key) if drop_key and key in empty.columns else empty).write_parquet(out)
+            empty = empty.drop(key) if drop_key and key in empty.columns else empty
+            (each(empty) if each is not None else empty).write_parquet(out)
     finally:
         if writer is not None:
             writer.close()

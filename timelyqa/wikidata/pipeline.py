@@ -6,7 +6,6 @@ same stages and a flow can retry one without redoing the others.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -21,23 +20,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
 from timelyqa.oxigraph import LocalOxigraph
-from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikidata import delta as delta_rules
-from timelyqa.wikidata import recheck
+from timelyqa.wikidata import batches, partitioned, recheck
 from timelyqa.wikidata import snapshot
-from timelyqa.wikidata.candidates import candidate_frame, records_frame
+from timelyqa.wikidata.candidates import records_frame
 from timelyqa.wikidata.dump import check_dump
-from timelyqa.wikidata.filters import anchor_drop
 from timelyqa.wikidata.merge import merge_sorted
-from timelyqa.wikidata.gate import RULES
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import Query, from_json
 from timelyqa.wikidata.source import SOURCE
-from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
-from timelyqa.wikidata.values import Kind, split_quantity
+from timelyqa.wikidata.values import Kind
 from timelyqa.wikidata.verify import Outcome, answered_before, check, verify_all
 
 Progress = snapshot.Progress
@@ -54,6 +49,7 @@ class Settings(BaseModel):
     max_constraints: int = Field(default=4, ge=2, le=8)
     batch_size: int = Field(default=500, ge=1, description="questions per SPARQL verification query")
     concurrency: int = Field(default=2, ge=1, le=8, description="verification queries in flight at once")
+    synthesis_batch: int = Field(default=batches.BATCH_ROWS, ge=1, description="delta rows a synthesis batch reads")
 
 
 def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoint: str | None = None) -> None:
@@ -160,42 +156,23 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
     """Filter the delta to anchors, write L1/L2/L3 candidates, one per question, that pass the quality gate (the
     common rules and Wikidata's, timelyqa.wikidata.gate); every drop is kept with its reason.
 
+    In batches of delta rows (timelyqa.wikidata.partitioned: the flow maps the same batches as tasks), each over
+    a graph of its own, then one merge: memory holds a batch's neighbourhood, not the whole delta.
     `graph` is the T1 graph to synthesize over (default: the T1 snapshot's own tables), `as_of` the moment the
     answers hold (default: the snapshot's newest modification)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("synthesize"):
-        graph = graph or Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
-        delta = pl.read_parquet(delta_path)
-        units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True)
-                 if kind == Kind.QUANTITY}
-        # The properties too: a graph that fetches on demand knows no property before it is asked.
-        graph.fetch_labels(set(delta["s"]) | set(delta["p"]) | set(delta["o"]) | (units - {None}))
-        anchors = []
-        for s, p, o, kind, change, _ in delta.iter_rows():
-            dropped = anchor_drop(s, p, o, Kind(kind), graph)
-            if dropped is None:
-                anchors.append(Anchor(s, p, o, Kind(kind), change))
-            else:
-                ledger.reject({"delta_triple": [s, p, o]}, dropped[0], dropped[1])
-        anchors = _sample(anchors, settings)
-        candidates, missed = Synthesizer(graph, seed=settings.seed,
-                                         max_constraints=settings.max_constraints).run(anchors)
-        for m in missed:
-            ledger.reject({"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o], "level": m.level}, m.reason, m.detail)
-        info = snapshot.SnapshotInfo.load(t1_dir)
-        gate = Gate(RULES)
-        frame, render_rejects = candidate_frame(candidates, graph, as_of=as_of or _as_of(info),
-                                                snapshot_sha256=info.sha256, gate=gate)
-        ledger.reject_all(render_rejects)
-        path = workdir / "candidates.parquet"
-        frame.write_parquet(path)
-    ledger.count("anchors", len(anchors))
-    for level in GENERATORS:
-        ledger.count(f"candidates_{level}", sum(c.level == level for c in candidates))
-    ledger.count("rendered", gate.passed + len(gate.dropped))
-    ledger.count(GATE_PASSED, gate.passed)
-    ledger.save("synthesize")
-    return path
+        todo = partitioned.plan(delta_path, workdir, settings.synthesis_batch)
+        if settings.max_anchors is not None:
+            keys = [partitioned.batch_anchor_keys(t1_dir, delta_path, span, settings.fanout_cap, graph)
+                    for span in todo.ranges]
+            todo.chosen = batches.sample(keys, seed=settings.seed, max_anchors=settings.max_anchors)
+        results = [partitioned.synthesize_batch(t1_dir, delta_path, workdir, i, span, seed=settings.seed,
+                                                max_constraints=settings.max_constraints,
+                                                fanout_cap=settings.fanout_cap, chosen=todo.chosen, as_of=as_of,
+                                                graph=graph)
+                   for i, span in enumerate(todo.ranges)]
+    return partitioned.merge(workdir, results, ledger)
 
 
 def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings, *,
@@ -291,20 +268,10 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     return finish(workdir, out, settings=settings)
 
 
-def _sample(anchors: list[Anchor], settings: Settings) -> list[Anchor]:
-    if settings.max_anchors is None or len(anchors) <= settings.max_anchors:
-        return anchors
-    def key(a: Anchor) -> bytes:
-        return hashlib.blake2b(f"{settings.seed}\x1f{a.s}\x1f{a.p}\x1f{a.o}".encode(), digest_size=8).digest()
-    return sorted(sorted(anchors, key=key)[: settings.max_anchors], key=lambda a: (a.s, a.p, a.o))
-
-
 def _newest(info: snapshot.SnapshotInfo) -> datetime | None:
     return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00")) if info.newest_modified else None
 
 
 def _as_of(info: snapshot.SnapshotInfo) -> datetime:
     """The moment T1's answers hold: its newest modification (the dump's own cut-off)."""
-    if not info.newest_modified:
-        raise ConfigError(f"{info.path}: no entity carries a modification time; cannot date the snapshot")
-    return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00"))
+    return partitioned._as_of(info)
