@@ -91,6 +91,12 @@ def _when(moment: date | datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z") if isinstance(moment, datetime) else moment.isoformat()
 
 
+def check_buckets(buckets: int | None) -> None:
+    """A ConfigError, before any work, for a bucket count the snapshot cannot be cut into."""
+    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
+        raise ConfigError(f"buckets={buckets}: a power of two from 1 to {snapshot.MAX_BUCKETS}")
+
+
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,
                   buckets: int | None = None) -> Path:
     """Stream one dump into `workdir/name`; its triples in `buckets` buckets of subjects (default: by the dump's
