@@ -6,11 +6,9 @@ same stages and a flow can retry one without redoing the others.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from collections.abc import Callable
-from contextlib import ExitStack
 from datetime import date, datetime
 from pathlib import Path
 
@@ -19,21 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
-from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikidata import delta as delta_rules
-from timelyqa.wikidata import batches, partitioned, recheck
+from timelyqa.wikidata import batches, partitioned, recheck, verifying
 from timelyqa.wikidata import snapshot
-from timelyqa.wikidata.candidates import records_frame
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.merge import merge_sorted
 from timelyqa.wikidata.graph import Graph
-from timelyqa.wikidata.query import Query, from_json
 from timelyqa.wikidata.source import SOURCE
-from timelyqa.wikidata.values import Kind
-from timelyqa.wikidata.verify import Outcome, answered_before, check, verify_all
 
 Progress = snapshot.Progress
 
@@ -49,6 +42,10 @@ class Settings(BaseModel):
     max_constraints: int = Field(default=4, ge=2, le=8)
     batch_size: int = Field(default=500, ge=1, description="questions per SPARQL verification query")
     concurrency: int = Field(default=2, ge=1, le=8, description="verification queries in flight at once")
+    verify_batch: int = Field(default=verifying.BATCH_QUESTIONS, ge=1, description="candidates a verification "
+                              "batch checks, on one store")
+    subgraphs: bool = Field(default=True, description="a local store holds the subgraph the questions can touch, "
+                            "not the whole snapshot")
     synthesis_batch: int = Field(default=batches.BATCH_ROWS, ge=1, description="delta rows a synthesis batch reads")
 
 
@@ -186,53 +183,22 @@ def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, 
     """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1,
     and must not return that same answer alone from one holding T0: such a question tests nothing new.
 
-    Without an endpoint, a snapshot is served by a local Oxigraph from its RDF (`read_snapshot(rdf=True)`)."""
+    In batches of `settings.verify_batch` candidates (timelyqa.wikidata.verifying: the flow maps the same batches
+    as tasks). Without an endpoint, a snapshot is served by a local Oxigraph: of the subgraph a batch's questions
+    can touch (`settings.subgraphs`, timelyqa.wikidata.subgraph), else of its whole RDF
+    (`read_snapshot(rdf=True)`)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("verify"):
-        frame = pl.read_parquet(candidates)
-        rows = {row["id"]: row for row in frame.iter_rows(named=True)}
-        queries = {i: from_json(json.loads(row["query_json"])) for i, row in rows.items()}
-        outcomes, label, calls = _ask(queries, endpoint, t1_dir, workdir, settings, "T1")
-        verdicts = {i: check(outcomes[i], Kind(r["answer_kind"]), r["answer_id"]) for i, r in rows.items()}
-        details = {i: f"{r['level']} {i}: {outcomes[i].count} answers from {label}"
-                      f"{' (' + outcomes[i].reason + ')' if outcomes[i].reason else ''}"
-                   for i, r in rows.items() if verdicts[i] is not None}
-        # Only what passed against T1 is asked of T0: one more batched pass, over the questions that matter.
-        before, before_label, before_calls = _ask({i: queries[i] for i, v in verdicts.items() if v is None},
-                                                  before_endpoint, t0_dir, workdir, settings, "T0")
-        for i, outcome in before.items():
-            r = rows[i]
-            if (reason := answered_before(outcome, Kind(r["answer_kind"]), r["answer_id"])) is not None:
-                verdicts[i] = reason
-                what = f"could not be evaluated ({outcome.reason})" if outcome.count < 0 else "the same only answer"
-                details[i] = f"{r['level']} {i}: {what} at T0, from {before_label}"
-        ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
-        passed, failed = frame.filter(ok), frame.filter(~ok)
-        for r in failed.iter_rows(named=True):
-            ledger.reject({"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]},
-                          verdicts[r["id"]], details[r["id"]])
-        records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label)
-        path = workdir / "verified.parquet"
-        records.write_parquet(path)
-    ledger.count("verified", records.height)
-    ledger.use({"sparql_calls": calls + before_calls})
-    ledger.save("verify")
-    return path
+        results = [verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint, before_endpoint, settings)
+                   for span in verifying.ranges(candidates, settings.verify_batch)]
+    return verifying.finish(candidates, workdir, results, ledger)
 
 
-def _ask(queries: dict[str, Query], endpoint: str | None, snapshot_dir: Path, workdir: Path, settings: Settings,
-         name: str) -> tuple[dict[str, Outcome], str, int]:
-    """Each query's Outcome from `endpoint`, else from a local Oxigraph loaded with the snapshot; the endpoint's
-    label for the records; the requests it took."""
-    label = endpoint or f"local oxigraph ({name})"
-    if not queries:
-        return {}, label, 0
-    with ExitStack() as stack:
-        if endpoint is None:
-            endpoint = stack.enter_context(LocalOxigraph(snapshot_dir / "rdf.nt", workdir=workdir)).query_url
-        sparql = SparqlEndpoint(endpoint)
-        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
-    return outcomes, label, sparql.calls
+def verify_batch(candidates: Path, span: tuple[int, int], t1_dir: Path, t0_dir: Path, workdir: Path,
+                 endpoint: str | None, before_endpoint: str | None, settings: Settings) -> verifying.VerifyResult:
+    return verifying.verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint=endpoint,
+                                  before_endpoint=before_endpoint, batch_size=settings.batch_size,
+                                  concurrency=settings.concurrency, subgraphs=settings.subgraphs)
 
 
 def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Manifest:
