@@ -17,8 +17,9 @@ from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publi
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikidata import batches, incremental, partitioned, pipeline, recheck
+from timelyqa.wikidata import batches, incremental, partitioned, pipeline, recheck, verifying
 from timelyqa.wikidata.batches import AnchorKey, BatchResult
+from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
 
@@ -157,6 +158,27 @@ def verify_questions(candidates: Path, t1_dir: Path, workdir: Path, endpoint: st
                            before_endpoint=before_endpoint)
 
 
+@task(**RETRY_TRANSIENT, task_run_name="verification batch {span}")
+def verify_batch(candidates: Path, span: tuple[int, int], t1_dir: Path, t0_dir: Path, workdir: Path,
+                 endpoint: str | None, before_endpoint: str | None, settings: pipeline.Settings) -> VerifyResult:
+    return pipeline.verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint, before_endpoint, settings)
+
+
+@task
+def merge_verdicts(candidates: Path, workdir: Path, results: list[VerifyResult]) -> Path:
+    return verifying.finish(candidates, workdir, results)
+
+
+def verify_over(lanes: Fanout, candidates: Path, t1: Path, t0: Path, workdir: Path, endpoint: str | None,
+                before_endpoint: str | None, settings: pipeline.Settings) -> Path:
+    """What pipeline.verify does, its batches mapped, each on its own subgraph store or the endpoints."""
+    spans = verifying.ranges(candidates, settings.verify_batch)
+    results = lanes.map(verify_batch, candidates=unmapped(candidates), span=spans, t1_dir=unmapped(t1),
+                        t0_dir=unmapped(t0), workdir=unmapped(workdir), endpoint=unmapped(endpoint),
+                        before_endpoint=unmapped(before_endpoint), settings=unmapped(settings))
+    return merge_verdicts(candidates, workdir, results)
+
+
 @task
 def check_previous(previous: Path) -> int:
     """How many Wikidata rows the previous release has; a folder that is not a release fails the run before work."""
@@ -229,7 +251,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                   concurrency: int = 2, before_endpoint: str | None = None, api: str | None = None,
                   since: str | None = None, until: str | None = None, days: int = DAYS, local_store: bool = False,
                   previous: str | None = None, dask_address: str | None = None,
-                  synthesis_batch: int = batches.BATCH_ROWS, buckets: int | None = None) -> dict[str, Any]:
+                  synthesis_batch: int = batches.BATCH_ROWS, buckets: int | None = None,
+                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
     Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
     single answer.
@@ -251,13 +274,15 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut into, a power of
     two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N` starts N worker
     processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out` folder. The
-    files are the same byte for byte with or without it.
+    files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
+    candidates too; without an endpoint, each batch asks a local Oxigraph of the subgraph of the snapshot its
+    questions can touch (`subgraphs`; off: of the whole snapshot, which a full dump's T1 outgrows).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency,
-                                 synthesis_batch=synthesis_batch)
+                                 synthesis_batch=synthesis_batch, verify_batch=verify_batch, subgraphs=subgraphs)
     dask_runner(dask_address)  # a wrong address or bucket count fails the run here, before any work
     pipeline.check_buckets(buckets)
     prior = last_release(previous)
@@ -295,7 +320,7 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                                buckets=unmapped(buckets))
             delta = delta_over(lanes, t0, t1, workdir)
             candidates = synthesize_over(lanes, t1, delta, workdir, settings)
-        verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
+            verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)
         if prior:
             recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
         else:

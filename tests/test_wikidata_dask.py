@@ -43,9 +43,9 @@ def test_two_dask_workers_write_the_files_the_default_runner_writes(tmp_path: Pa
     runs = {}
     for name, address in (("default", None), ("dask", "local:2")):
         out = tmp_path / name
-        # Eight buckets and batches of 15 delta rows: several partitions of each stage, spread over both workers.
+        # Eight buckets, batches of 15 delta rows and of 9 questions: several partitions a stage, over both workers.
         state = wikidata_flow(before=str(t0), after=str(t1), out=str(out), buckets=8, synthesis_batch=15,
-                              dask_address=address, return_state=True)
+                              verify_batch=9, dask_address=address, return_state=True)
         assert state.is_completed(), state.message
         runs[name] = out
     for f in FILES:
