@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -30,6 +31,8 @@ UNPARSABLE = "unparsable"
 DETECT_BYTES = 64 * 1024
 """Detection reads this much of a page that declares no encoding and is not UTF-8: enough to tell a legacy charset."""
 _SHELL = frozenset({"html", "head", "body"})  # what the parser makes of any input, even an empty one
+_SHELL_MARKUP = re.compile(r"<!--.*?-->|<!doctype[^>]*>|<\?xml\s[^>]*\?>|</?(?:html|head|body)\b[^>]*>|\x00",
+                           re.IGNORECASE | re.DOTALL)
 # Comments and processing instructions said nothing to any reader; trafilatura's own parser drops them too, so its
 # output on this tree is what it gives on the page's text (less the depth cut).
 _PARSER = HTMLParser(encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True)
@@ -102,9 +105,10 @@ def selector(page: str | HtmlElement | None, base_url: str | None = None) -> Sel
 
 
 def unparsable(text: str, tree: HtmlElement | None) -> bool:
-    """The page has content (its text is not blank), but its tree holds no text and no element beyond html, head
-    and body."""
-    return bool(text.strip()) and (tree is None or is_empty(tree))
+    """The page has content (its text is more than blanks, comments, a doctype, an XML declaration and the html,
+    head and body tags), but its tree holds no text and no element beyond html, head and body: a page of CDATA or
+    processing instructions (`<?php ... ?>` served as it is), which the HTML parser drops."""
+    return (tree is None or is_empty(tree)) and bool(_SHELL_MARKUP.sub("", text).strip())
 
 
 def is_empty(tree: HtmlElement) -> bool:
