@@ -158,3 +158,14 @@ def test_a_nul_byte_does_not_end_the_page() -> None:
     body = b"<html><body><p>before</p>\x00<a href='/after'>after</a></body></html>"
     assert [c.href for c in clickables(read(body, "text/html").tree, "http://h/")] == ["http://h/after"]
     assert selector(None).xpath("//a").getall() == []
+
+
+def test_an_xhtml_page_built_by_its_script_is_rendered_under_render_auto() -> None:
+    """On main the auto rule saw no script on an XHTML page (parsel read it in the XHTML namespace): `no_script`."""
+    from spiders.render import quiet_reason, render_reason  # noqa: PLC0415
+
+    shell = ('<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><head><title>App'
+             '</title></head><body><div id="app"></div><script>document.getElementById("app").appendChild('
+             'document.createElement("p"))</script></body></html>')
+    assert render_reason(shell) == "script_builds_dom"
+    assert quiet_reason(shell) == "scripts_change_nothing_seen"
