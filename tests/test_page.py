@@ -169,3 +169,16 @@ def test_an_xhtml_page_built_by_its_script_is_rendered_under_render_auto() -> No
              'document.createElement("p"))</script></body></html>')
     assert render_reason(shell) == "script_builds_dom"
     assert quiet_reason(shell) == "scripts_change_nothing_seen"
+
+
+def test_a_news_article_nested_a_thousand_deep_is_an_article() -> None:
+    """On main trafilatura's own parse stopped at 256 levels, and the story was rejected as `empty_page`."""
+    from timelyqa.news.extract import extract  # noqa: PLC0415
+
+    story = "".join(f"<p>The council of Aldermoor voted on Tuesday to rebuild the old stone bridge over the river, "
+                    f"paragraph {i}, after a year of debate about its cost.</p>" for i in range(6))
+    deep = ("<html><head><title>Bridge vote</title></head><body>" + "<div>" * 1000 +
+            f"<article><h1>Bridge vote</h1>{story}</article>" + "</div>" * 1000 + "</body></html>")
+    found = extract(deep, "http://news.example/bridge")
+    assert found.reject is None and found.title == "Bridge vote"
+    assert "rebuild the old stone bridge" in (found.text or "") and "paragraph 5" in (found.text or "")
