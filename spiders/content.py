@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, cast
 
 import trafilatura
 
-from timelyqa.page import parse
+from timelyqa.page import PARSE_ERRORS, parse
 from timelyqa.site_tree.facts import extract_facts
 
 Content = dict[str, Any]
@@ -30,7 +30,10 @@ def read(html: str | None, url: str, *, with_facts: bool) -> Content:
     """The page's title, its main content as markdown and as plain text (trafilatura, tables kept), and with
     `with_facts` (a page served without error) its facts as `timelyqa.site_tree.facts` reads them. The page is
     parsed once, by `timelyqa.page` (XHTML, any depth), and every reader reads that tree."""
-    tree = parse(html) if html else None
+    try:
+        tree = parse(html) if html else None
+    except PARSE_ERRORS:  # libxml2 failed on it: the spider recorded the page `unparsable`
+        tree = None
     if tree is None:
         return {"title": None, "markdown": None, "text": None, "facts": []}
     options = {"url": url, "include_tables": True, "include_comments": False, "fast": True}

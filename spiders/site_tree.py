@@ -134,7 +134,10 @@ class SiteTreeSpider(Spider):
     def _page(self, response: Response, key: str, html: str | None, *, rendered: bool, reason: str
               ) -> Iterator[Any]:
         served = response.meta.get("static_hrefs")
-        tree = pages.parse(html) if html is not None and response.status < 400 else None
+        try:
+            tree = pages.parse(html) if html is not None and response.status < 400 else None
+        except pages.PARSE_ERRORS:  # libxml2 failed on it: recorded `unparsable` below, never lost
+            tree = None
         found = (clickables(tree, response.url, static_hrefs=frozenset(served) if served is not None else None)
                  if tree is not None else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]

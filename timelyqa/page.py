@@ -28,6 +28,8 @@ from w3lib.encoding import html_to_unicode
 
 UNPARSABLE = "unparsable"
 """The reason a page that parses to nothing though it has content is recorded with."""
+PARSE_ERRORS = (etree.LxmlError, MemoryError)
+"""What parsing a page raises when libxml2 fails (malloc failing under a memory limit)."""
 DETECT_BYTES = 64 * 1024
 """Detection reads this much of a page that declares no encoding and is not UTF-8: enough to tell a legacy charset."""
 _SHELL = frozenset({"html", "head", "body"})  # what the parser makes of any input, even an empty one
@@ -78,14 +80,13 @@ def read(source: bytes | str, content_type: str | None = None) -> Page:
 
 
 def parse(text: str) -> HtmlElement | None:
-    """The tree of a page's text, or None when the parser makes nothing of it (blank text)."""
+    """The tree of a page's text, or None when the parser makes nothing of it (blank text, only comments). When
+    libxml2 itself fails (out of memory: the official reader's bounded worker counts on it) its error is raised, one
+    of `PARSE_ERRORS`: a caller that must keep the page catches it and records the page `unparsable`."""
     cleaned = text.replace("\x00", "")  # libxml2 stops reading at a NUL
     if not cleaned.strip():
         return None
-    try:
-        root = etree.fromstring(cleaned.encode("utf-8", "surrogatepass"), parser=_PARSER)
-    except (etree.ParserError, etree.XMLSyntaxError, ValueError):
-        return None
+    root = etree.fromstring(cleaned.encode("utf-8", "surrogatepass"), parser=_PARSER)
     return root if isinstance(root, HtmlElement) else None
 
 
