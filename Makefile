@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs sandbox postgres demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs pgdocs sandbox postgres demo serve test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -59,6 +59,12 @@ pydocs:
 	test -f /usr/share/doc/python3.11/html/index.html \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-doc)
 
+# A real XHTML documentation site for the page reader's test (Debian's postgresql-doc-15: DocBook's XHTML, each page
+# opening with an XML declaration), served on 127.0.0.1, once per machine.
+pgdocs:
+	test -f /usr/share/doc/postgresql-doc-15/html/index.html \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-doc-15)
+
 # Debian's bubblewrap, the sandbox trusted workflows run in (`live resolve --allow-workflows` runs none without it;
 # its tests run real ones), once per machine. TIMELYQA_BWRAP names another when it is not /usr/bin/bwrap or on PATH.
 sandbox:
@@ -70,7 +76,7 @@ postgres:
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql)
 
-test: setup-test model browser pydocs sandbox postgres
+test: setup-test model browser pydocs pgdocs sandbox postgres
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,

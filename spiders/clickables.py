@@ -6,7 +6,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from lxml.html import HtmlElement
 from parsel import Selector
+
+from timelyqa.page import selector
 
 # `location = '...'`, `location.href='...'`, `window.location.assign("...")`: an onclick that navigates.
 _NAVIGATES = re.compile(r"""location(?:\.href)?\s*(?:=|\.assign\(|\.replace\()\s*['"]([^'"]+)['"]""")
@@ -28,10 +31,12 @@ def _text(node: Selector) -> str:
     return label or ""
 
 
-def clickables(html: str, base_url: str, *, static_hrefs: frozenset[str] | None = None) -> list[Clickable]:
-    """The page's clickables in document order. With `static_hrefs` (the anchors of the page as served), the
-    anchors missing from it are the ones scripts inserted, and are marked `script`."""
-    page = Selector(text=html, base_url=base_url)
+def clickables(html: str | HtmlElement | None, base_url: str, *, static_hrefs: frozenset[str] | None = None
+               ) -> list[Clickable]:
+    """The page's clickables in document order, from its text or its tree as `timelyqa.page` reads them (XHTML
+    included). With `static_hrefs` (the anchors of the page as served), the anchors missing from it are the ones
+    scripts inserted, and are marked `script`."""
+    page = selector(html, base_url)
     base = page.xpath("//base/@href").get() or base_url
     found: list[Clickable] = []
     for node in page.xpath("//a[@href] | //area[@href] | //*[@onclick]"):
@@ -47,6 +52,6 @@ def clickables(html: str, base_url: str, *, static_hrefs: frozenset[str] | None 
     return found
 
 
-def static_hrefs(html: str) -> frozenset[str]:
+def static_hrefs(html: str | HtmlElement | None) -> frozenset[str]:
     """The anchors' hrefs as the server sent them, before any script ran."""
-    return frozenset(h.strip() for h in Selector(text=html).xpath("//a/@href | //area/@href").getall())
+    return frozenset(h.strip() for h in selector(html).xpath("//a/@href | //area/@href").getall())

@@ -8,11 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from parsel import Selector
-
 from timelyqa.official.origin import cut
 from timelyqa.official.reasons import Failure
 from timelyqa.official.recipe import Extract, Kind, Recipe, answer_kind, compile_regex
+from timelyqa.page import selector
 
 Typed = float | int | date | str
 LIST_SEPARATOR = "; "
@@ -45,10 +44,11 @@ def _collapse(text: str) -> str:
 
 def matches(html: str, extract: Extract) -> list[str]:
     """Each match's text in page order (an element's whole text, an attribute's value), through `regex` if given:
-    its group, or the whole match; a string the regex does not match is left out."""
+    its group, or the whole match; a string the regex does not match is left out. The page is read by
+    `timelyqa.page` (XHTML with its declaration, any depth)."""
     if not html.strip():
         return []
-    page = Selector(text=html)
+    page = selector(html)
     nodes = page.css(extract.css) if extract.css is not None else page.xpath(extract.xpath or "")
     texts = [_collapse(n.root if isinstance(n.root, str) else
                        str(n.root) if isinstance(n.root, int | float) else n.xpath("string()").get() or "")
