@@ -4,6 +4,7 @@ a failure's one-line reason, and the artifacts (funnel, crawl stats, progress)."
 from __future__ import annotations
 
 import functools
+import logging
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterator, Mapping
@@ -85,8 +86,24 @@ def failed_with_reason(exc: TimelyQAError) -> State:
                    related=[{"prefect.resource.id": f"prefect.flow-run.{run_id}", "prefect.resource.role": "flow-run"}])
         # Sent before the Failed state is set: `--watch` stops reading events at the terminal state.
         EventsWorker.instance().wait_until_empty()
+    logger = logging.getLogger("prefect.flow_runs")
+    if not any(isinstance(f, ReasonNotTraceback) for f in logger.filters):
+        logger.addFilter(ReasonNotTraceback())
     store = getattr(context, "result_store", None)
     return run_coro_as_sync(exception_to_failed_state(exc, result_store=store, write_result=store is not None))
+
+
+class ReasonNotTraceback(logging.Filter):
+    """A deployment's run that failed is logged once more by Prefect's engine ("Engine execution exited with
+    unexpected exception"), traceback and all: for a TimelyQAError, already said in one line, the line is kept and
+    the traceback (Prefect's frames, then ours) dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, TimelyQAError):
+            record.msg, record.args = f"{record.getMessage()}: {format_exception(exc)}", ()
+            record.exc_info, record.exc_text = None, None
+        return True
 
 
 def secret(block: str | None) -> str | None:

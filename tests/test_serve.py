@@ -208,6 +208,7 @@ def test_make_serve_demo_runs_offline_reports_a_failure_and_a_signal_to_make_alo
         shown = " ".join(failed.stdout.split())  # rich wraps long lines at the terminal's width
         assert failed.returncode == 1 and "Flow run finished in state 'Failed'." in shown, failed.stdout
         assert f"timelyqa.flow-run.failed * {reason}" in shown, failed.stdout
+        assert "Traceback" not in failed.stdout, "a reason, not a bug: no traceback"
         (flow_run,) = [r for r in api_call(f"{ui}/api", "/flow_runs/filter", {}) if r["state_type"] == "FAILED"]
         assert flow_run["state"]["message"] == reason
         logs = api_call(f"{ui}/api", "/logs/filter", {"logs": {"flow_run_id": {"any_": [flow_run["id"]]}}})
