@@ -147,7 +147,7 @@ def run_deployment(name: str, params: dict[str, object], env: dict[str, str], wo
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(420)
+@pytest.mark.timeout(600)
 def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[str, str], Background],
                                                                tmp_path: Path) -> None:
     env, worker = stack
@@ -168,8 +168,17 @@ def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[
     crawled = json.loads((st / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and crawled["rendered"] > 0 and crawled["pages"] >= 30
 
-    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp), str(st)], "out": str(release)}, env,
-                   worker)
+    # The news archive and the official world, served on their fixed ports for the run (as `make serve-demo` runs them).
+    news, official = tmp_path / "news", tmp_path / "official"
+    watched = run_deployment("news/news-daily", {**DEMO["news-daily"], "out": str(news)}, env, worker)
+    assert "news data/demo/news" in " ".join(watched.split()), "named by the archive it read"
+    assert json.loads((news / "manifest.json").read_text(encoding="utf-8"))["counts"]["questions"] > 0
+    watched = run_deployment("official/official-daily", {**DEMO["official-daily"], "out": str(official)}, env, worker)
+    assert "official data/demo/official/bundle.yaml" in " ".join(watched.split())
+    assert json.loads((official / "manifest.json").read_text(encoding="utf-8"))["counts"]["questions"] > 0
+
+    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp), str(st), str(news), str(official)],
+                                              "out": str(release)}, env, worker)
     assert (release / "README.md").is_file()
     assert sorted(release.glob("wikidata/test-*.parquet")), sorted(p.name for p in release.rglob("*"))
 
