@@ -136,6 +136,9 @@ class SiteTreeSpider(Spider):
         found = (clickables(html, response.url, static_hrefs=frozenset(served) if served is not None else None)
                  if html is not None and response.status < 400 else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
+        if invalid := sum(c.href.lower().startswith(("http:", "https:", "//")) and not is_crawlable(c.href)
+                          for c in found):  # a page's web link with no canonical form: counted, the page stands
+            self.crawler.stats.inc_value("links/url_invalid", invalid)
         self.fetched.add(key)
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
