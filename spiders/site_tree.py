@@ -138,7 +138,7 @@ class SiteTreeSpider(Spider):
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
         if invalid := sum(c.href.lower().startswith(("http:", "https:", "//")) and not is_crawlable(c.href)
                           for c in found):  # a page's web link with no canonical form: counted, the page stands
-            self.crawler.stats.inc_value("links/url_invalid", invalid)
+            self.crawler.stats.inc_value("guard/url_invalid", invalid)  # crawl_stats.json: refused
         self.fetched.add(key)
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
