@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 
 from parsel import Selector
 
@@ -162,7 +163,11 @@ def typed(raw: str, kind: Kind) -> float | int | date | str | list[str]:
 
 
 def _shortest(number: float) -> str:
-    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+    # The shortest digits that read back as the float, never in exponent form: "1e-05" is no number the answer's
+    # type reads (typed.typed would keep it as text), "0.00001" is.
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return format(Decimal(repr(number)), "f") if math.isfinite(number) else repr(number)
 
 
 def _format(value: object, kind: str, digits: int | None = None) -> str:
