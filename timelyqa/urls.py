@@ -107,6 +107,7 @@ def canonical(url: str) -> str:
     return urlunsplit((scheme, netloc, path, query, ""))
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a refusal is not cached by `canonical`'s cache, and menus repeat bad links too
 def why_not(url: str) -> str | None:
     """None when `url` has a canonical form, else why it has none (one line, naming the URL)."""
     try:
