@@ -56,3 +56,37 @@ def test_a_news_link_with_no_canonical_form_is_a_dropped_row_and_the_others_are_
     assert articles["url"].to_list() == [good]
     assert sorted(dropped.select("url", "reason").rows()) == [
         ("http://127.0.0.2:99999/2026/05/04/x.html", "not_http"), ("http://[::1/x", "not_http")]
+
+
+def test_timelyqa_news_reads_a_day_page_citing_urls_with_no_canonical_form_and_exits_as_usual(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    from datetime import UTC, datetime
+
+    from tests.wikiworld import Rev, WikiPage, write_export
+    from timelyqa.news.portal import day_title
+
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "tests" / "fixtures" / "news" / "portal" / "2025-01-05.wikitext").read_text(encoding="utf-8")
+    page = page.replace("https://www.reuters.com/world/europe/ukraine-launches-new-attack-kursk-2025-01-05/",
+                        "https://www.reuters.com:99999/world/europe/ukraine-launches-new-attack-kursk-2025-01-05/")
+    # a cite template without an outlet's name: the reader named it by its host, which raised on main
+    page = page.replace("url=https://tass.com/defense/1893456 |title=Russian forces repel Ukrainian attack "
+                        "|work=[[TASS]]", "url=http://[::1/x |title=Russian forces repel Ukrainian attack")
+    day = date(2025, 1, 5)
+    export = write_export([WikiPage(5001, day_title(day), 100, [Rev(1, None, datetime(2025, 1, 5, tzinfo=UTC), page,
+                                                                     None, "edit")])], tmp_path / "portal.xml")
+    outlets = outlets_yaml(tmp_path / "outlets.yaml", {"Nowhere": (f"127.0.0.2:{free_port()}", "never")})
+    env = {**os.environ, "TIMELYQA_QUIET": "1", "COLUMNS": "200", "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-m", "timelyqa.cli", "news", "--start", "2025-01-05", "--end",
+                           "2025-01-05", "--dump", str(export), "--outlets", str(outlets), "--out", str(tmp_path / "out")],
+                          cwd=root, capture_output=True, text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    rejected = pl.read_parquet(tmp_path / "out" / "rejected.parquet")
+    bad = rejected.filter(pl.col("reason") == "citation_url_invalid")
+    assert bad.height == 2 and "its port is out of range" in bad["detail"][0] and "[::1/x" in bad["detail"][1]
+    events = pl.read_parquet(tmp_path / "out" / "events.parquet")
+    assert events.height == 11, "every event of the page is read"
+    assert "citation_url_invalid" in proc.stdout + proc.stderr, "the funnel counts them"
