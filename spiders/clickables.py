@@ -48,8 +48,17 @@ def clickables(html: str | HtmlElement | None, base_url: str, *, static_hrefs: f
         else:
             continue
         if href and not href.startswith(("#", "javascript:", "mailto:", "tel:")):
-            found.append(Clickable(urljoin(base, href), _text(node), kind))
+            found.append(Clickable(_absolute(base, href), _text(node), kind))
     return found
+
+
+def _absolute(base: str, href: str) -> str:
+    # A malformed link (`http://[::1/x`, or a malformed <base>) stays as written: the crawl counts it as url_invalid
+    # (timelyqa.urls) instead of the whole page failing to parse.
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return href
 
 
 def static_hrefs(html: str | HtmlElement | None) -> frozenset[str]:

@@ -141,6 +141,9 @@ class SiteTreeSpider(Spider):
         found = (clickables(tree, response.url, static_hrefs=frozenset(served) if served is not None else None)
                  if tree is not None else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
+        if invalid := sum(c.href.lower().startswith(("http:", "https:", "//")) and not is_crawlable(c.href)
+                          for c in found):  # a page's web link with no canonical form: counted, the page stands
+            self.crawler.stats.inc_value("guard/url_invalid", invalid)  # crawl_stats.json: refused
         self.fetched.add(key)
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
