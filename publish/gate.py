@@ -1,6 +1,6 @@
 """The release gate: a release worse than its pinned floors is not written.
 
-Floors are pinned in a YAML file next to what they guard (the demo's in data/demo/floors.yaml), and checked on the
+Floors are pinned in a YAML file (the demo's: data/demo-floors.yaml, beside the generated data/demo/), and checked on the
 release as built, before anything replaces the release in the folder: the rows of each config (all splits), the
 share of a source's candidates the question-quality gate sent back, and ratios of a source's own funnel counts (the
 news source's extraction floor: `articles_kept / articles_fetched`). One that is missed raises GateFailed naming
