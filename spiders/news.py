@@ -28,7 +28,7 @@ from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
-from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
+from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
@@ -254,11 +254,7 @@ class NewsStore(JournalPipeline):
         self.journal.close()
         out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
         done: dict[str, dict[str, Any]] = {}
-        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line a killed crawl cut short; that link was asked again
-                continue
+        for entry in entries(out):
             done[entry["key"]] = entry
         articles = [a | {"published": date.fromisoformat(a["published"]) if a["published"] else None,
                          "fetched_at": datetime.fromisoformat(a["fetched_at"])}

@@ -28,7 +28,7 @@ from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
-from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
+from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.official.origin import is_named
@@ -216,11 +216,7 @@ class FetchStore(JournalPipeline):
         spider: Any = self.crawler.spider
         out = Path(spider.out)
         done: dict[str, dict[str, Any]] = {}
-        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line a killed crawl cut short; that page was asked again
-                continue
+        for entry in entries(out):
             done[entry["page"]] = entry
         now = datetime.now(UTC).isoformat()
         rows = []

@@ -13,14 +13,14 @@ import hashlib
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from scrapy import Request, Spider
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
+from spiders import journal
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
@@ -30,7 +30,7 @@ from spiders.urls import TrapBounds, canonical, is_crawlable
 from timelyqa import page as pages
 
 RENDERS = ("never", "always", "auto")
-JOURNAL = "pages.jsonl"
+JOURNAL = journal.JOURNAL
 """The crawl's journal: one line a page, appended and flushed as the page comes in (spiders/store.py)."""
 
 
@@ -38,8 +38,9 @@ ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider and are recorded with their status; redirects are still followed."""
 
 
-class SiteTreeSpider(Spider):
+class SiteTreeSpider(journal.JournaledSpider):
     name = "site_tree"
+    journal_key = "url"
 
     def __init__(self, roots: str, out: str, max_depth: str = "4", max_pages: str = "1000",
                  allow_paths: str = "[]", render: str = "never", page_timeout: str = "30",
@@ -63,28 +64,20 @@ class SiteTreeSpider(Spider):
         self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
 
     async def start(self) -> Any:
-        self._replay(Path(self.out) / JOURNAL)
+        self.replay()
         for root in self.roots:
             for request in self._reach(root, 0, None, root):
                 yield request
 
-    def _replay(self, journal: Path) -> None:
-        """A crawl started again over a killed one: the pages its journal holds are in, with their links, so
-        depths are found again over them and only the pages not yet in are asked for."""
-        if not journal.is_file():
-            return
-        for line in journal.read_text(encoding="utf-8").splitlines():
-            try:
-                page = json.loads(line)
-            except json.JSONDecodeError:  # the line the kill cut short: that page is asked for again
-                continue
-            key = page["url"]
-            self.fetched.add(key)
-            self.requested.add(key)
-            if (final := canonical(page["final_url"])) != key:
-                self.alias.setdefault(final, key)
-            self.links[key] = [canonical(c["href"]) for c in page["clickables"] if is_crawlable(c["href"])]
-        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
+    def replayed(self, entry: dict[str, Any]) -> None:
+        """A page the journal holds is in, with its links, so depths are found again over them and only the pages not
+        yet in are asked for."""
+        key = entry["url"]
+        self.fetched.add(key)
+        self.requested.add(key)
+        if (final := canonical(entry["final_url"] or key)) != key:
+            self.alias.setdefault(final, key)
+        self.links[key] = [canonical(c["href"]) for c in entry["clickables"] if is_crawlable(c["href"])]
 
     def parse(self, response: Response) -> Iterator[Any]:
         key = response.meta["key"]

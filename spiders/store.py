@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import polars as pl
 from scrapy.crawler import Crawler
 
 from spiders.content import ContentWorkers, read
+from spiders.journal import JournalPipeline, entries, open_journal
 from timelyqa.files import write_parquet, write_text
 from timelyqa.site_tree.facts import FACT_DTYPE
 
@@ -27,7 +28,7 @@ when it was): what questions are asked about, and what a later crawl re-checks."
 LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
 
 
-class CrawlStore:
+class CrawlStore(JournalPipeline):
     """An item pipeline: each page is appended (and flushed) to pages.jsonl as the crawl goes, so a killed crawl keeps
     what it fetched; at the end pages.parquet, links.parquet (the pages' clickables) and crawl_stats.json are written
     with each page's final depth, its parent on the shortest path and its root.
@@ -37,18 +38,11 @@ class CrawlStore:
     read here, in turn. A page is in the journal once its content is."""
 
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
+        super().__init__(crawler)
         self.workers = ContentWorkers([])
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> CrawlStore:
-        return cls(crawler)
-
-    async def open_spider(self) -> None:
-        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
-        out.mkdir(parents=True, exist_ok=True)
-        self.journal = (out / "pages.jsonl").open("a", encoding="utf-8")
+    async def open_spider(self) -> None:  # type: ignore[override]
+        self.journal = open_journal(self.crawler.spider.out)  # type: ignore[union-attr]
         self.workers = await ContentWorkers.start(self.crawler.settings.getint("EXTRACT_WORKERS"))
 
     async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
@@ -69,7 +63,7 @@ class CrawlStore:
         self.journal.close()
         spider: Any = self.crawler.spider
         out = Path(spider.out)
-        pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+        pages = list(entries(out))
         rows = []
         for page in {p["url"]: p for p in pages}.values():  # one row a page, the last attempt
             key = page["url"]
