@@ -24,6 +24,8 @@ def failure_reason(failure: Failure) -> str:
             return "robots_disallowed"
         if "max redirections" in text.lower():
             return "redirect_limit"
+        if "DOWNLOAD_MAXSIZE" in text:  # a body that decompresses past the limit (a gzip or deflate bomb)
+            return "body_too_large"
         return text.split(":", 1)[0] if ":" in text else "ignored"
     for kind, reason in _REASONS:
         if failure.check(kind):

@@ -17,6 +17,7 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
@@ -25,7 +26,7 @@ from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
-from spiders.guard import HostGuard
+from spiders.guard import HostGuard, Refusal
 from spiders.urls import TrapBounds, canonical, is_crawlable
 from timelyqa import page as pages
 
@@ -34,6 +35,8 @@ JOURNAL = journal.JOURNAL
 """The crawl's journal: one line a page, appended and flushed as the page comes in (spiders/store.py)."""
 
 
+NEVER_ASKED = frozenset({*(r.value for r in Refusal), "already_fetched"})
+"""Why a request was refused before it went out; any other failure of a request is a row with its reason."""
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider and are recorded with their status; redirects are still followed."""
 
@@ -41,6 +44,7 @@ ERROR_STATUSES = list(range(400, 600))
 class SiteTreeSpider(journal.JournaledSpider):
     name = "site_tree"
     journal_key = "url"
+    redirects_are_edges = True  # one row a final page (spiders.once.OnceMiddleware asks for it once)
 
     def __init__(self, roots: str, out: str, max_depth: str = "4", max_pages: str = "1000",
                  allow_paths: str = "[]", render: str = "never", page_timeout: str = "30",
@@ -61,6 +65,7 @@ class SiteTreeSpider(journal.JournaledSpider):
         self.links: dict[str, list[str]] = {}  # fetched page -> the pages it links to (canonical)
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
+        self.beyond: set[str] = set()  # pages linked only past max_depth so far
         self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
 
     async def start(self) -> Any:
@@ -71,21 +76,25 @@ class SiteTreeSpider(journal.JournaledSpider):
 
     def replayed(self, entry: dict[str, Any]) -> None:
         """A page the journal holds is in, with its links, so depths are found again over them and only the pages not
-        yet in are asked for."""
+        yet in are asked for; a redirect it holds leads to the page it ended on."""
+        if "redirect" in entry:
+            self.alias[entry["redirect"]] = entry["to"]
+            self.requested.add(entry["redirect"])
+            return
         key = entry["url"]
         self.fetched.add(key)
         self.requested.add(key)
-        if (final := canonical(entry["final_url"] or key)) != key:
-            self.alias.setdefault(final, key)
         self.links[key] = [canonical(c["href"]) for c in entry["clickables"] if is_crawlable(c["href"])]
 
     def parse(self, response: Response) -> Iterator[Any]:
         key = response.meta["key"]
-        final = canonical(response.url)
-        if final != key:
-            self.alias.setdefault(final, key)
         rendered = bool(response.meta.get("playwright"))
         html = _html(response, rendered=rendered)
+        if not rendered and (final := canonical(response.url)) != key:  # the row is the page the redirects ended on
+            yield from self._redirected(key, final)
+            if final in self.fetched:
+                return
+            key = final
         if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
             if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
                 self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
@@ -152,15 +161,38 @@ class SiteTreeSpider(journal.JournaledSpider):
         for target in self.links[key]:
             yield from self._reach(target, here + 1, key, self.root_of[key])
 
+    def _redirected(self, key: str, final: str) -> Iterator[Any]:
+        """`key` redirected to `final`: an edge, and `final` is as near as `key` (it may have a row already, or have
+        been reached by a longer path)."""
+        self.crawler.stats.inc_value("pages/redirected")
+        yield {"redirect": key, "to": final}
+        self.alias[key] = final
+        self.requested.add(final)
+        depth, via, root = self.depth[key], self.parent[key], self.root_of[key]
+        if final in self.fetched:
+            yield from self._reach(final, depth, via, root)
+        elif (known := self.depth.get(final)) is None or known > depth:
+            self.depth[final], self.parent[final], self.root_of[final] = depth, via, root
+
     def failed(self, failure: Failure) -> Iterator[Any]:
         request: Request = failure.request  # type: ignore[attr-defined]
         key = request.meta["key"]
         reason = failure_reason(failure)
+        redirected = bool(request.meta.get("redirect_urls"))
+        if failure.check(HttpError):  # a redirect Scrapy would not follow (file:, ftp:, ...): the answer stands
+            response = failure.value.response  # type: ignore[union-attr]
+            reason = "redirect_not_http" if 300 <= response.status < 400 else f"http_{response.status}"
+            target = response.headers.get("Location", b"").decode("latin-1")
+            yield self._unfetched(key, target or request.url, reason)
+            return
         if failure.check(IgnoreRequest):
-            if not request.meta.get("redirect_urls"):
+            if reason == "already_fetched" and redirected:  # the redirect ends on a page asked for already
+                yield from self._redirected(key, canonical(request.url))  # once.py canonicalised it too
+                return
+            if not redirected and reason in NEVER_ASKED:
                 self.crawler.stats.inc_value(f"pages/skipped/{reason}")
-                return  # never requested (robots.txt, the guard): not a page
-            if reason != "redirect_limit":  # the page answered with a redirect to where the crawl may not go
+                return  # never requested (robots.txt, the guard, asked already): not a page
+            if redirected and reason != "redirect_limit":  # a redirect to where the crawl may not go
                 reason = f"redirect_{reason}"
         yield self._unfetched(key, request.url, reason)
 
@@ -182,7 +214,8 @@ class SiteTreeSpider(journal.JournaledSpider):
             if known is not None and known <= d:
                 continue  # already as near or nearer
             if known is None and d > self.max_depth:
-                continue  # beyond the limit, unless a shorter path turns up later
+                self.beyond.add(page)  # beyond the limit, unless a shorter path turns up later: counted at the end
+                continue
             self.depth[page], self.parent[page], self.root_of[page] = d, via, root
             if page in self.links:  # fetched already: what it links to is nearer now too
                 work += [(t, d + 1, page) for t in self.links[page]]
