@@ -153,8 +153,8 @@ class NewsSpider(JournaledSpider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
-                          "static_html": html, "static_status": response.status,
+                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
+                          "dont_cache": True, "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered)

@@ -104,6 +104,16 @@ class SiteTreeSpider(journal.JournaledSpider):
             else:
                 yield self._unfetched(key, response.url, f"redirect_{refused}")
             return
+        if rendered and (moved := _navigated(response.url, key)):  # a script took Chromium off the page asked for
+            why = f"navigated_{self.guard.refusal(response.url, resolve=False) or moved}"
+            self.crawler.stats.inc_value(f"render/failed/{why}")
+            if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
+                yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
+                                      key, response.meta["static_html"], rendered=False,
+                                      reason=f"render_failed_{why}")
+            else:
+                yield self._unfetched(key, response.url, why)
+            return
         reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
         if html is not None and not rendered and self.render == "auto" and response.status < 400:
             needed = rendering.render_reason(html)
@@ -128,8 +138,8 @@ class SiteTreeSpider(journal.JournaledSpider):
         self.crawler.stats.inc_value(f"render/{reason}")
         return Request(response.url, callback=self.parse, errback=self.render_failed, dont_filter=True,
                        priority=-self.depth[key] + 1,
-                       meta={"key": key, **browser_meta(), "render_reason": reason, "dont_cache": True,
-                             "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
+                       meta={"key": key, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": reason,
+                             "dont_cache": True, "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
                              "static_status": response.status, "handle_httpstatus_list": ERROR_STATUSES,
                              "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
 
@@ -252,6 +262,13 @@ def _html(response: Response, *, rendered: bool) -> str | None:
     if rendered:
         return response.text
     return pages.decode(response.body, response.headers.get("Content-Type", b"").decode("latin-1") or None)[0]
+
+
+def _navigated(url: str, key: str) -> str | None:
+    """Where Chromium ended, if not on the page asked for: `away` (another page), `not_http` (an error page)."""
+    if not is_crawlable(url):
+        return "not_http"
+    return "away" if canonical(url) != key else None
 
 
 def _is_html(response: TextResponse) -> bool:
