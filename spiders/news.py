@@ -138,7 +138,9 @@ class NewsSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(meta.get("playwright"))
-        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the list
+        # Chromium was redirected off the list (the proxy refused it), or a script navigated it there after load
+        refused = (policy_refusal(response) or _off_list(self.guard, response.url)) if rendered else None
+        if refused is not None:
             if "static_html" in meta:  # the page as served stands, as when Chromium fails
                 self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
                 static = served_as_is(response.request)  # type: ignore[arg-type]
@@ -204,6 +206,14 @@ def _item(key: str, url: str, *, final_url: str | None = None, status: int | Non
     return {"key": key, "url": url, "final_url": final_url, "status": status, "html": html,
             "error": str(error) if error else None, "detail": detail, "rendered": rendered, "sha256": sha256,
             "archive_url": archive_url, "fetched_at": datetime.now(UTC).isoformat()}
+
+
+def _off_list(guard: OutletGuard, url: str) -> str | None:
+    """Why the page Chromium ended on is not one the crawl may read (a script may navigate it anywhere), or None."""
+    if not is_crawlable(url):
+        return str(Refusal.NOT_HTTP)
+    refused = guard.refusal(url, resolve=False)
+    return None if refused is None else str(refused)
 
 
 def _is_html(response: TextResponse) -> bool:
