@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from scrapy.exceptions import (CannotResolveHostError, DownloadCancelledError, DownloadConnectionRefusedError,
                                DownloadFailedError, DownloadTimeoutError, IgnoreRequest, ResponseDataLossError)
+from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 _REASONS: tuple[tuple[type[BaseException], str], ...] = (
@@ -18,6 +19,9 @@ _REASONS: tuple[tuple[type[BaseException], str], ...] = (
 
 def failure_reason(failure: Failure) -> str:
     """The reason a request failed; IgnoreRequest says its own (`robots_disallowed`, a guard's, `redirect_limit`)."""
+    if failure.check(HttpError):  # an answer Scrapy would not follow or read: a redirect to file:, ftp:, ...
+        status = failure.value.response.status
+        return "redirect_not_http" if 300 <= status < 400 else f"http_{status}"
     if failure.check(IgnoreRequest):
         text = str(failure.value)
         if "robots.txt" in text.lower():

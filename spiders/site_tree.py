@@ -190,9 +190,7 @@ class SiteTreeSpider(journal.JournaledSpider):
         reason = failure_reason(failure)
         redirected = bool(request.meta.get("redirect_urls"))
         if failure.check(HttpError):  # a redirect Scrapy would not follow (file:, ftp:, ...): the answer stands
-            response = failure.value.response  # type: ignore[union-attr]
-            reason = "redirect_not_http" if 300 <= response.status < 400 else f"http_{response.status}"
-            target = response.headers.get("Location", b"").decode("latin-1")
+            target = failure.value.response.headers.get("Location", b"").decode("latin-1")  # type: ignore[union-attr]
             yield self._unfetched(key, target or request.url, reason)
             return
         if failure.check(IgnoreRequest):

@@ -29,11 +29,19 @@ def redirect(location: str, status: int = 301) -> Answer:
 
 
 def bomb(encoding: str, size: int) -> Answer:
-    """An HTML page of `size` bytes (mostly a comment of zeros) sent compressed with `encoding`: a few KiB on the
-    wire, `size` bytes once decompressed."""
-    html = b"<!DOCTYPE html><html><body><p>bomb</p><!--" + b"0" * size + b"--></body></html>"
-    data = gzip.compress(html, compresslevel=9) if encoding == "gzip" else zlib.compress(html, 9)
-    return 200, {"Content-Type": HTML, "Content-Encoding": encoding}, data
+    """An HTML page of about `size` bytes (mostly a comment of zeros) sent compressed with `encoding`: `gzip` (16 MiB
+    members, one compressed and repeated, as gzip allows) or `deflate` (one zlib stream, compressed a MiB at a time):
+    about a thousandth of `size` on the wire, made without holding `size` bytes here."""
+    head, tail, chunk = b"<!DOCTYPE html><html><body><p>bomb</p><!--", b"--></body></html>", b"0" * 2**20
+    if encoding == "gzip":
+        member = zlib.compressobj(6, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        zeros = b"".join([*(member.compress(chunk) for _ in range(16)), member.flush()])
+        parts = [gzip.compress(head), *[zeros] * max(size // 2**24, 1), gzip.compress(tail)]
+    else:
+        stream = zlib.compressobj(6)
+        parts = [stream.compress(head), *(stream.compress(chunk) for _ in range(size // 2**20)),
+                 stream.compress(tail), stream.flush()]
+    return 200, {"Content-Type": HTML, "Content-Encoding": encoding}, b"".join(parts)
 
 
 class HostileServer:

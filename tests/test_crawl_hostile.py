@@ -5,6 +5,7 @@ to the one row of the page it ends on, which is fetched once."""
 from __future__ import annotations
 
 import json
+import resource
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -16,7 +17,8 @@ from tests.hostile_web import HostileServer, bomb, page, redirect
 
 pytestmark = pytest.mark.slow  # a Scrapy process
 
-BOMB = 64 * 1024 * 1024  # decompressed; DOWNLOAD_MAXSIZE is 5 MiB
+BOMBS = {"gzip": 2**30, "deflate": 2**29}  # decompressed: 1 GiB and 512 MiB; DOWNLOAD_MAXSIZE is 5 MiB
+BOUNDED = 450 * 2**20  # the crawl process's peak memory (about 210 MiB here): less than the smaller bomb
 
 
 def path_of(url: str | None) -> str | None:
@@ -24,13 +26,14 @@ def path_of(url: str | None) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[HostileServer, dict, pl.DataFrame, pl.DataFrame]:
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[HostileServer, dict, pl.DataFrame, pl.DataFrame,
+                                                                  int]:
     answers = {
         "/": page("Home", links=["/redirect-me", "/about", "/gzip-bomb", "/deflate-bomb", "/to-file", "/deep/1"]),
         "/redirect-me": redirect("/about"),
         "/about": page("About", links=["/"]),
-        "/gzip-bomb": bomb("gzip", BOMB),
-        "/deflate-bomb": bomb("deflate", BOMB),
+        "/gzip-bomb": bomb("gzip", BOMBS["gzip"]),
+        "/deflate-bomb": bomb("deflate", BOMBS["deflate"]),
         "/to-file": redirect("file:///etc/passwd", 302),
         **{f"/deep/{n}": page(f"Deep {n}", links=[f"/deep/{n + 1}"]) for n in range(1, 6)},
     }
@@ -38,11 +41,12 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[HostileServer, di
     with HostileServer(answers) as server:
         stats = crawl("site_tree", {"roots": json.dumps([server.url + "/"]), "max_depth": 3, "max_pages": 100,
                                     "page_timeout": 10}, out, fresh=True)
-    return server, stats, pl.read_parquet(out / "pages.parquet"), pl.read_parquet(out / "links.parquet")
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest child's, in bytes
+    return server, stats, pl.read_parquet(out / "pages.parquet"), pl.read_parquet(out / "links.parquet"), peak
 
 
 def test_a_redirect_is_an_edge_to_the_one_row_of_the_page_it_ends_on_fetched_once(hostile: tuple) -> None:
-    server, stats, pages, links = hostile
+    server, stats, pages, links, _ = hostile
     rows = pages.with_columns(pl.col("url").map_elements(path_of, return_dtype=pl.String()))
     assert "/redirect-me" not in rows["url"].to_list()
     about = rows.filter(pl.col("url") == "/about")
@@ -55,7 +59,8 @@ def test_a_redirect_is_an_edge_to_the_one_row_of_the_page_it_ends_on_fetched_onc
 
 
 def test_every_fetched_url_ends_as_a_row_or_a_counted_reason(hostile: tuple) -> None:
-    server, stats, pages, _ = hostile
+    server, stats, pages, _, peak = hostile
+    assert peak < BOUNDED, f"the crawl's memory peaked at {peak / 2**20:.0f} MiB: a bomb was inflated"
     errors = {path_of(u): e for u, e in zip(pages["url"], pages["error"], strict=True)}
     assert errors["/gzip-bomb"] == "body_too_large" and errors["/deflate-bomb"] == "body_too_large"
     assert errors["/to-file"] == "redirect_not_http"
