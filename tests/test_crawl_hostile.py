@@ -5,17 +5,27 @@ to the one row of the page it ends on, which is fetched once."""
 from __future__ import annotations
 
 import json
-import resource
+import os
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import polars as pl
 import pytest
 
-from spiders.run import crawl
 from tests.hostile_web import HostileServer, bomb, page, redirect
 
 pytestmark = pytest.mark.slow  # a Scrapy process
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURED = """
+import json, resource, sys
+from pathlib import Path
+from spiders.run import crawl
+stats = crawl("site_tree", json.loads(sys.argv[1]), Path(sys.argv[2]), fresh=True)
+print(json.dumps([stats, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024]))
+"""
 
 BOMBS = {"gzip": 2**30, "deflate": 2**29}  # decompressed: 1 GiB and 512 MiB; DOWNLOAD_MAXSIZE is 5 MiB
 BOUNDED = 450 * 2**20  # the crawl process's peak memory (about 210 MiB here): less than the smaller bomb
@@ -39,9 +49,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[HostileServer, di
     }
     out = tmp_path_factory.mktemp("hostile")
     with HostileServer(answers) as server:
-        stats = crawl("site_tree", {"roots": json.dumps([server.url + "/"]), "max_depth": 3, "max_pages": 100,
-                                    "page_timeout": 10}, out, fresh=True)
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest child's, in bytes
+        args = {"roots": json.dumps([server.url + "/"]), "max_depth": 3, "max_pages": 100, "page_timeout": 10}
+        # through a parent of its own, whose only child is the crawl: its peak memory is the crawl's alone
+        proc = subprocess.run([sys.executable, "-c", MEASURED, json.dumps(args), str(out)], capture_output=True,
+                              text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        stats, peak = json.loads(proc.stdout.splitlines()[-1])
     return server, stats, pl.read_parquet(out / "pages.parquet"), pl.read_parquet(out / "links.parquet"), peak
 
 
