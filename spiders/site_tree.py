@@ -88,13 +88,11 @@ class SiteTreeSpider(journal.JournaledSpider):
 
     def parse(self, response: Response) -> Iterator[Any]:
         key = response.meta["key"]
+        if key in self.fetched:  # its row came first by another way (Chromium followed a redirect to it)
+            self.crawler.stats.inc_value("pages/skipped/already_fetched")
+            return
         rendered = bool(response.meta.get("playwright"))
         html = _html(response, rendered=rendered)
-        if not rendered and (final := canonical(response.url)) != key:  # the row is the page the redirects ended on
-            yield from self._redirected(key, final)
-            if final in self.fetched:
-                return
-            key = final
         if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
             if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
                 self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
@@ -104,16 +102,26 @@ class SiteTreeSpider(journal.JournaledSpider):
             else:
                 yield self._unfetched(key, response.url, f"redirect_{refused}")
             return
-        if rendered and (moved := _navigated(response.url, key)):  # a script took Chromium off the page asked for
-            why = f"navigated_{self.guard.refusal(response.url, resolve=False) or moved}"
-            self.crawler.stats.inc_value(f"render/failed/{why}")
-            if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
-                yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
-                                      key, response.meta["static_html"], rendered=False,
-                                      reason=f"render_failed_{why}")
-            else:
-                yield self._unfetched(key, response.url, why)
-            return
+        if moved := _navigated(response.url, key):
+            # Under `auto` Chromium was handed the page as served, so a script took it elsewhere: that page as served
+            # stands. Otherwise a redirect (Scrapy's or Chromium's own) or a script ended off the page asked for: a
+            # page on the site is the row, reached by an edge; anywhere else is refused with its reason.
+            refused = self.guard.refusal(response.url, resolve=False) if moved == "away" else moved
+            if rendered and ("static_html" in response.meta or refused is not None):
+                why = f"navigated_{refused or moved}"
+                self.crawler.stats.inc_value(f"render/failed/{why}")
+                if "static_html" in response.meta:
+                    yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
+                                          key, response.meta["static_html"], rendered=False,
+                                          reason=f"render_failed_{why}")
+                else:
+                    yield self._unfetched(key, response.url, why)
+                return
+            final = canonical(response.url)
+            yield from self._redirected(key, final)
+            if final in self.fetched:
+                return
+            key = final
         reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
         if html is not None and not rendered and self.render == "auto" and response.status < 400:
             needed = rendering.render_reason(html)

@@ -13,7 +13,7 @@ import pytest
 
 from spiders.render import browser_path
 from spiders.run import crawl
-from tests.hostile_web import HostileServer, page
+from tests.hostile_web import HostileServer, page, redirect
 
 pytestmark = [pytest.mark.slow,  # Scrapy and Chromium in a process of their own
               pytest.mark.skipif(browser_path() is None, reason="no Chromium (make test installs it)")]
@@ -66,3 +66,18 @@ def test_a_rendered_page_whose_script_navigates_off_site_is_its_row_and_the_othe
     assert other.requests == [], "nothing is asked of the other host"
     assert server.asked("/leaves") == 1
     assert stats["refused"]["off_site"] >= 1, "the proxy refused Chromium's navigation, and counted it"
+
+
+def test_under_render_always_a_redirect_chromium_follows_is_an_edge_to_the_one_row_of_its_page(
+        tmp_path: Path) -> None:
+    answers = {"/": page("Home", LONG, links=["/redirect-me", "/about"]), "/redirect-me": redirect("/about"),
+               "/about": page("About", LONG)}
+    with HostileServer(answers) as server:
+        stats = crawl("site_tree", {"roots": json.dumps([server.url + "/"]), "max_depth": 2, "max_pages": 20,
+                                    "render": "always"}, tmp_path / "out", fresh=True)
+    pages = pl.read_parquet(tmp_path / "out" / "pages.parquet")
+    links = pl.read_parquet(tmp_path / "out" / "links.parquet").filter(pl.col("kind") == "redirect")
+    assert sorted(path_of(u) for u in pages["url"]) == ["/", "/about"] and pages["error"].null_count() == 2
+    assert pages["rendered"].all() and stats["redirected"] == 1
+    assert [(path_of(f), path_of(t)) for f, t in zip(links["from"], links["to"], strict=True)] == [
+        ("/redirect-me", "/about")]
