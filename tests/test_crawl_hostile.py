@@ -72,6 +72,8 @@ def test_a_redirect_is_an_edge_to_the_one_row_of_the_page_it_ends_on_fetched_onc
 
 def test_every_fetched_url_ends_as_a_row_or_a_counted_reason(hostile: tuple) -> None:
     server, stats, pages, _, peak = hostile
+    print(f"\nbombs of {BOMBS['gzip'] >> 20} MiB (gzip) and {BOMBS['deflate'] >> 20} MiB (deflate): body_too_large, "
+          f"crawl peak {peak >> 20} MiB")
     assert peak < BOUNDED, f"the crawl's memory peaked at {peak / 2**20:.0f} MiB: a bomb was inflated"
     errors = {path_of(u): e for u, e in zip(pages["url"], pages["error"], strict=True)}
     assert errors["/gzip-bomb"] == "body_too_large" and errors["/deflate-bomb"] == "body_too_large"

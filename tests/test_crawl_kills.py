@@ -73,5 +73,7 @@ def test_three_kills_at_seeded_points_give_the_pages_and_depths_of_an_uninterrup
     assert rows(out) == uninterrupted, f"killed at journal lines {points} (held {held})"
     assert stats["pages"] == whole["pages"] == len(want) and stats["pages_per_depth"] == whole["pages_per_depth"]
     twice = {p: n for p, n in asked.items() if n > 1}
+    print(f"\n{KILLS} SIGKILLs of a site-tree crawl (seed {SEED}, at journal lines {held}): {stats['pages']} of "
+          f"{whole['pages']} pages, same depths and parents; {len(twice)} pages asked twice (in flight at a kill)")
     assert len(twice) <= 16 * KILLS, f"only pages in flight at a kill are asked again: {twice}"
     assert set(asked) == set(want)
