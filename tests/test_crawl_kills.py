@@ -1,5 +1,6 @@
-"""A site-tree crawl killed again and again (SIGKILL: nothing gets to save its state) and started again each time
-ends with the very pages, depths and parents of a crawl never killed, and asks no page twice."""
+"""A crawl killed again and again (SIGKILL: nothing gets to save its state) and started again each time ends with
+what a crawl never killed gives: the site tree's pages, depths and parents, the official crawl's every page; only
+pages in flight at a kill are asked twice. Every spider resumes through one journal (spiders/journal.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import polars as pl
 import pytest
 
 from spiders.run import command, crawl
+from tests.hostile_web import HostileServer, page
 from tests.sites import SiteServer, reachable, tree_site
 
 pytestmark = pytest.mark.slow  # four Scrapy processes and a fifth uninterrupted
@@ -77,3 +79,33 @@ def test_three_kills_at_seeded_points_give_the_pages_and_depths_of_an_uninterrup
           f"{whole['pages']} pages, same depths and parents; {len(twice)} pages asked twice (in flight at a kill)")
     assert len(twice) <= 16 * KILLS, f"only pages in flight at a kill are asked again: {twice}"
     assert set(asked) == set(want)
+
+
+def test_three_kills_of_an_official_crawl_give_every_page_of_an_uninterrupted_one(tmp_path: Path) -> None:
+    from timelyqa.official.pages import REQUESTS, write_requests  # noqa: PLC0415
+
+    answers = {f"/p/{n}": page(f"Page {n}", f"The value of page {n} is {n * 7}.") for n in range(300)}
+    with HostileServer(answers) as server:
+        where = urlsplit(server.url).netloc
+        requests = [(f"k{n}", f"{server.url}/p/{n}", "never") for n in range(300)]
+
+        def args(out: Path) -> dict[str, str]:
+            write_requests(requests, out / REQUESTS)
+            return {"requests": str(out / REQUESTS), "store": str(tmp_path / "store"), "render": "never",
+                    "named": json.dumps([where])}
+
+        (tmp_path / "whole").mkdir()
+        crawl("official", args(tmp_path / "whole"), tmp_path / "whole", fresh=True)
+        out = tmp_path / "killed"
+        out.mkdir()
+        argv, env = command("official", args(out), out)
+        before = len(server.requests)
+        points = sorted(random.Random(SEED).sample(range(20, 260), KILLS))
+        held = [killed_at(argv, env, out / "pages.jsonl", at) for at in points]
+        stats = crawl("official", args(out), out)
+        asked = Counter(p for p in server.requests[before:] if p != "/robots.txt")
+    whole, killed = (pl.read_parquet(tmp_path / name / "fetches.parquet").select("key", "url", "failure", "sha256")
+                     .sort("key") for name in ("whole", "killed"))
+    assert killed.equals(whole) and killed["failure"].null_count() == 300, f"killed at {points} (held {held})"
+    assert stats["pages"] == 300 and set(asked) == set(answers)
+    assert len([p for p, n in asked.items() if n > 1]) <= 16 * KILLS
