@@ -17,8 +17,8 @@ from typing import Any
 
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
-from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.http import Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from spiders import journal
