@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
+from spiders import clock
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
@@ -141,7 +141,7 @@ class SiteTreeSpider(Spider):
         if html is None and error is None:
             error = "not_html"
         yield {"url": key, "final_url": response.url, "status": response.status,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
+               "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
@@ -165,7 +165,7 @@ class SiteTreeSpider(Spider):
         self.links[key] = []
         self.fetched.add(key)
         return {"url": key, "final_url": final_url, "status": None,
-                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+                "fetched_at": clock.fetched_at(), "sha256": None, "html": None,
                 "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
