@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs faketime sandbox demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs faketime sandbox postgres demo serve test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -71,7 +71,12 @@ sandbox:
 	command -v bwrap >/dev/null || test -x "$${TIMELYQA_BWRAP:-/usr/bin/bwrap}" \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap)
 
-test: setup-test model browser pydocs faketime sandbox
+# Debian's PostgreSQL, the database of the production Prefect server one slow test runs (docs/operations.md).
+postgres:
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql)
+
+test: setup-test model browser pydocs faketime sandbox postgres
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,

@@ -12,6 +12,7 @@ from prefect.runtime import flow_run
 
 from flows.common import run_name
 from publish.card import DEFAULT_CONFIG
+from publish.gate import Floors
 from publish.release import build_release
 from timelyqa import checks
 from timelyqa.errors import ConfigError
@@ -20,8 +21,9 @@ from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
 @task
-def assemble_release(sources: list[Path], out: Path, version: str | None, previous: Path | None) -> dict[str, Any]:
-    return build_release(sources, out, version=version, previous=previous)
+def assemble_release(sources: list[Path], out: Path, version: str | None, previous: Path | None,
+                     floors: Floors | None = None) -> dict[str, Any]:
+    return build_release(sources, out, version=version, previous=previous, floors=floors)
 
 
 def source_folders(sources: list[str]) -> tuple[list[Path], list[str]]:
@@ -54,16 +56,18 @@ def name_run(name: str) -> None:
 
 @flow(name="release", flow_run_name=run_name(lambda p: f"release {p.get('version') or 'of ' + p['out']}", "release"))
 def release_flow(sources: list[str], out: str, version: str | None = None,
-                 previous: str | None = None) -> dict[str, Any]:
+                 previous: str | None = None, floors: str | None = None) -> dict[str, Any]:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.
 
-    `version` names the release (default: v{YYYY.MM.DD} of today, UTC, suffixed when the day is taken);
-    `previous` is the folder of the release before it, when `out` does not already hold it.
+    `version` names the release (default: v{YYYY.MM.DD} of the newest run's as_of, suffixed when that day is
+    taken); `previous` is the folder of the release before it, when `out` does not already hold it; `floors` a
+    YAML file of pinned floors (publish/gate.py): a release below them fails the run and is not written.
     """
     # the same checks as `timelyqa release`, before the task: a wrong parameter is no task failure to retry
     checks.out_folder(Path(out), "out")
     if version is not None:
         checks.release_version(version, "version")
+    pinned = Floors.load(Path(floors)) if floors else None
     present, missing = source_folders(sources)
     if missing:
         # A week where a source has not run yet (or has no deployment here) still gets a release of the others.
@@ -72,7 +76,7 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
     if not present:
         raise ConfigError(f"sources: none of {', '.join(sources)} holds a source output (manifest.json); run a "
                           "source flow first")
-    manifest = assemble_release(present, Path(out), version, Path(previous) if previous else None)
+    manifest = assemble_release(present, Path(out), version, Path(previous) if previous else None, pinned)
     name_run(f"release {manifest['version']}")
     rows = split_rows(manifest)
     create_table_artifact(rows, key="release-splits",

@@ -3,21 +3,73 @@ pipeline stage."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, task
+from prefect import Task, flow, task, unmapped
+from prefect.task_runners import TaskRunner
 
 from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikidata import incremental, pipeline, recheck
+from timelyqa.wikidata import batches, incremental, partitioned, pipeline, recheck, verifying
+from timelyqa.wikidata.batches import AnchorKey, BatchResult
+from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
 
 DAYS = 7
+DASK_ADDRESS_ENV = "TIMELYQA_DASK_ADDRESS"
+"""The setting beside the flow's `dask_address`: `local:N` (a LocalCluster of N worker processes on this machine)
+or a scheduler's address (`tcp://scheduler:8786`); unset or empty, the flow's own task runner."""
+
+
+def dask_runner(address: str | None) -> TaskRunner[Any] | None:
+    """The DaskTaskRunner `address` names (or the setting when it is None); None for the flow's own runner.
+    A wrong value is a ConfigError naming the setting, before any work."""
+    address = os.environ.get(DASK_ADDRESS_ENV) if address is None else address
+    if not address:
+        return None
+    from prefect_dask import DaskTaskRunner  # imports dask and distributed: only for a run that uses them
+
+    if address.startswith("local:"):
+        workers = address.removeprefix("local:")
+        if not workers.isdigit() or not 1 <= int(workers) <= 256:
+            raise ConfigError(f"dask_address {address!r}: local:N wants N workers from 1 to 256")
+        # One thread a worker: the stages are CPU-bound Python; no dashboard port to collide with another run's.
+        return DaskTaskRunner(cluster_kwargs={"n_workers": int(workers), "threads_per_worker": 1,
+                                              "processes": True, "dashboard_address": None})
+    if "://" not in address or not address.split("://", 1)[1]:
+        raise ConfigError(f"dask_address {address!r} ({DASK_ADDRESS_ENV}): give local:N or a scheduler address "
+                          "such as tcp://scheduler:8786")
+    return DaskTaskRunner(address=address)
+
+
+class Fanout:
+    """Runs a stage's partitions as mapped tasks: on the Dask runner when one is configured, else on the flow's
+    own runner; results, never futures, cross between stages (prefect #15633)."""
+
+    def __init__(self, runner: TaskRunner[Any] | None) -> None:
+        self.runner = runner
+
+    def map(self, stage: Task[..., Any], **params: Any) -> list[Any]:
+        futures = self.runner.map(stage, params) if self.runner is not None else stage.map(**params)
+        return [f.result() for f in futures]
+
+
+@contextmanager
+def fanout(address: str | None) -> Iterator[Fanout]:
+    runner = dask_runner(address)
+    if runner is None:
+        yield Fanout(None)
+        return
+    with runner:
+        yield Fanout(runner)
 
 
 @task
@@ -27,10 +79,10 @@ def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoin
 
 
 @task(**RETRY_TRANSIENT, task_run_name="read {name}")
-def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool) -> Path:
+def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None = None) -> Path:
     # The bytes read, as the CLI's bar shows them: a full dump takes hours.
     with progress_artifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}") as report:
-        return pipeline.read_snapshot(dump, workdir, name, rdf=rdf,
+        return pipeline.read_snapshot(dump, workdir, name, rdf=rdf, buckets=buckets,
                                       progress=lambda done, total: report(dump.name, done, total))
 
 
@@ -39,9 +91,64 @@ def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     return pipeline.compute_delta(t0_dir, t1_dir, workdir)
 
 
-@task(**RETRY_TRANSIENT)
-def synthesize_questions(t1_dir: Path, delta: Path, workdir: Path, settings: pipeline.Settings) -> Path:
-    return pipeline.synthesize(t1_dir, delta, workdir, settings)
+@task
+def plan_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> tuple[Path, int]:
+    return pipeline.delta_buckets(t0_dir, t1_dir, workdir)
+
+
+@task(task_run_name="delta bucket {b} of {n}")
+def delta_bucket(t0_dir: Path, t1_dir: Path, parts: Path, b: int, n: int) -> Path:
+    return pipeline.delta_bucket(t0_dir, t1_dir, parts, b, n)
+
+
+@task
+def merge_delta(workdir: Path) -> Path:
+    return pipeline.merge_delta(workdir)
+
+
+def delta_over(lanes: Fanout, t0: Path, t1: Path, workdir: Path) -> Path:
+    """The delta, a task a bucket of subjects, then one k-way merge."""
+    parts, n = plan_delta(t0, t1, workdir)
+    lanes.map(delta_bucket, t0_dir=unmapped(t0), t1_dir=unmapped(t1), parts=unmapped(parts), b=list(range(n)),
+              n=unmapped(n))
+    return merge_delta(workdir)
+
+
+@task
+def plan_synthesis(delta: Path, workdir: Path, settings: pipeline.Settings) -> partitioned.SynthesisPlan:
+    return partitioned.plan(delta, workdir, settings.synthesis_batch)
+
+
+@task(task_run_name="anchors of delta rows {span}")
+def anchor_keys(t1_dir: Path, delta: Path, span: tuple[int, int], fanout_cap: int) -> list[AnchorKey]:
+    return partitioned.batch_anchor_keys(t1_dir, delta, span, fanout_cap)
+
+
+@task(task_run_name="synthesis batch {index}")
+def synthesize_batch(t1_dir: Path, delta: Path, workdir: Path, index: int, span: tuple[int, int],
+                     settings: pipeline.Settings, chosen: set[AnchorKey] | None) -> BatchResult:
+    return partitioned.synthesize_batch(t1_dir, delta, workdir, index, span, seed=settings.seed,
+                                        max_constraints=settings.max_constraints, fanout_cap=settings.fanout_cap,
+                                        chosen=chosen)
+
+
+@task
+def merge_candidates(workdir: Path, results: list[BatchResult]) -> Path:
+    return partitioned.merge(workdir, results)
+
+
+def synthesize_over(lanes: Fanout, t1: Path, delta: Path, workdir: Path, settings: pipeline.Settings) -> Path:
+    """What pipeline.synthesize does, its batches mapped: (anchor keys, a sample,) batches, one merge."""
+    todo = plan_synthesis(delta, workdir, settings)
+    spans = [tuple(span) for span in todo.ranges]
+    if settings.max_anchors is not None:
+        keys = lanes.map(anchor_keys, t1_dir=unmapped(t1), delta=unmapped(delta), span=spans,
+                         fanout_cap=unmapped(settings.fanout_cap))
+        todo.chosen = batches.sample(keys, seed=settings.seed, max_anchors=settings.max_anchors)
+    results = lanes.map(synthesize_batch, t1_dir=unmapped(t1), delta=unmapped(delta), workdir=unmapped(workdir),
+                        index=list(range(len(spans))), span=spans, settings=unmapped(settings),
+                        chosen=unmapped(todo.chosen))
+    return merge_candidates(workdir, results)
 
 
 @task(**RETRY_TRANSIENT)
@@ -49,6 +156,27 @@ def verify_questions(candidates: Path, t1_dir: Path, workdir: Path, endpoint: st
                      settings: pipeline.Settings, *, t0_dir: Path, before_endpoint: str | None = None) -> Path:
     return pipeline.verify(candidates, t1_dir, workdir, endpoint, settings, t0_dir=t0_dir,
                            before_endpoint=before_endpoint)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="verification batch {span}")
+def verify_batch(candidates: Path, span: tuple[int, int], t1_dir: Path, t0_dir: Path, workdir: Path,
+                 endpoint: str | None, before_endpoint: str | None, settings: pipeline.Settings) -> VerifyResult:
+    return pipeline.verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint, before_endpoint, settings)
+
+
+@task
+def merge_verdicts(candidates: Path, workdir: Path, results: list[VerifyResult]) -> Path:
+    return verifying.finish(candidates, workdir, results)
+
+
+def verify_over(lanes: Fanout, candidates: Path, t1: Path, t0: Path, workdir: Path, endpoint: str | None,
+                before_endpoint: str | None, settings: pipeline.Settings) -> Path:
+    """What pipeline.verify does, its batches mapped, each on its own subgraph store or the endpoints."""
+    spans = verifying.ranges(candidates, settings.verify_batch)
+    results = lanes.map(verify_batch, candidates=unmapped(candidates), span=spans, t1_dir=unmapped(t1),
+                        t0_dir=unmapped(t0), workdir=unmapped(workdir), endpoint=unmapped(endpoint),
+                        before_endpoint=unmapped(before_endpoint), settings=unmapped(settings))
+    return merge_verdicts(candidates, workdir, results)
 
 
 @task
@@ -122,7 +250,9 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                   endpoint: str | None = None, seed: int = 0, max_anchors: int | None = None, batch_size: int = 500,
                   concurrency: int = 2, before_endpoint: str | None = None, api: str | None = None,
                   since: str | None = None, until: str | None = None, days: int = DAYS, local_store: bool = False,
-                  previous: str | None = None) -> dict[str, Any]:
+                  previous: str | None = None, dask_address: str | None = None,
+                  synthesis_batch: int = batches.BATCH_ROWS, buckets: int | None = None,
+                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
     Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
     single answer.
@@ -140,11 +270,21 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     are asked again of T1 (of `endpoint`, or a local Oxigraph of `after`; not of an API window's local store, which
     holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
     next release); a `previous` folder that does not exist yet is the first week: nothing to re-check.
+    `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads, the delta's buckets and the
+    synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut into, a power of
+    two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N` starts N worker
+    processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out` folder. The
+    files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
+    candidates too; without an endpoint, each batch asks a local Oxigraph of the subgraph of the snapshot its
+    questions can touch (`subgraphs`; off: of the whole snapshot, which a full dump's T1 outgrows).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
     out_dir = Path(out)
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
-    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency)
+    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency,
+                                 synthesis_batch=synthesis_batch, verify_batch=verify_batch, subgraphs=subgraphs)
+    dask_runner(dask_address)  # a wrong address or bucket count fails the run here, before any work
+    pipeline.check_buckets(buckets)
     prior = last_release(previous)
     if before is None and after is None:
         start, stop = api_window(since, until, days=days)
@@ -173,12 +313,14 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         check_inputs(before_dump, after_dump, endpoint, before_endpoint)
         if prior:
             check_previous(prior)
-        # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
-        t0 = read_snapshot(before_dump, workdir, "t0", rdf=before_endpoint is None)
-        t1 = read_snapshot(after_dump, workdir, "t1", rdf=endpoint is None)
-        delta = compute_delta(t0, t1, workdir)
-        candidates = synthesize_questions(t1, delta, workdir, settings)
-        verify_questions(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
+        with fanout(dask_address) as lanes:
+            # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
+            t0, t1 = lanes.map(read_snapshot, dump=[before_dump, after_dump], workdir=unmapped(workdir),
+                               name=["t0", "t1"], rdf=[before_endpoint is None, endpoint is None],
+                               buckets=unmapped(buckets))
+            delta = delta_over(lanes, t0, t1, workdir)
+            candidates = synthesize_over(lanes, t1, delta, workdir, settings)
+            verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)
         if prior:
             recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
         else:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 from publish.card import DEFAULT_CONFIG, render_card
 from publish.changelog import (changelog_entry, changes, next_version, previous_release, read_config, release_index,
                                write_changelog)
+from publish.gate import Floors, check as check_floors
 from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
                             record_decisions, write_decisions)
 from timelyqa.checks import release_version
@@ -173,8 +174,10 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
 
 
 def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
-                  repo_id: str | None = None, previous: Path | None = None, synthetic: bool = False) -> dict[str, Any]:
+                  repo_id: str | None = None, previous: Path | None = None, floors: Floors | None = None,
+                  synthetic: bool = False) -> dict[str, Any]:
     """Build the release folder `out` from source output folders and the previous release; return its manifest.
+    A release below `floors` (publish/gate.py) is not written: GateFailed, and the folder stays as it was.
 
     The previous release is the one already in `out`, or `previous` (a folder holding it, such as a checkout of
     its tag). A release lives from week to week: every row of the previous release carries forward as it was
@@ -246,6 +249,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
                                          carried=_carried_count(carried.get(source), frames[source]),
                                          unchecked=unchecked.get(source, 0))
                  for source in living}
+    check_floors(floors, {config: df.height for config, df in frames.items()}, summaries)
     return write_release(out, frames, decisions, prior=prior, version=version,
                          created=created or max(run.as_of for run in runs), repo_id=repo_id, sources=summaries,
                          dates=split_dates(frames[DEFAULT_CONFIG], newest=newest), why=retired, refreshed=refreshed,

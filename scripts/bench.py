@@ -17,6 +17,9 @@
 4. Extraction (scripts/bench_extract.py, figures under "extract"): the news source's article extraction against
    plain trafilatura on the 181 pages of ../shared/extraction-benchmark/, each scored by its metric. Target:
    pipeline seconds <= 3x trafilatura's.
+6. Wikidata on a cluster (scripts/bench_wikidata.py, figures under "scale"): delta partitions per second on one and
+   two Dask workers, a worker's peak memory against the dump bytes a bucket holds, and the projected hours for a
+   full dump pair on 16 and 64 cores. Goal: under two hours on 16 cores, no process over 8 GB.
 5. Grader (scripts/bench_grade.py, figures under "grade"): rows per second of the typed grade (rewards.compute_score,
    as verl calls it) against plain exact match, on the same (completion, gold) pairs of the demo's answers in the
    forms a model gives, with how many right forms each takes. Target: typed grade >= 2,000 rows per second.
@@ -232,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="pages of the local site the crawl part crawls (env BENCH_CRAWL_PAGES)")
     parser.add_argument("--render-pages", type=int, default=int(env("BENCH_RENDER_PAGES", 80)),
                         help="pages of it crawled through Chromium (env BENCH_RENDER_PAGES; 0: none)")
+    parser.add_argument("--scale-triples", type=int, default=int(env("BENCH_SCALE_TRIPLES", 2_000_000)),
+                        help="truthy triples per dump of the Dask part (env BENCH_SCALE_TRIPLES)")
     parser.add_argument("--repeat", type=int, default=int(env("BENCH_REPEAT", 1)))
     parser.add_argument("--scale-buckets", type=int, default=4,
                         help="the second delta run's buckets, as a multiple of the first's (a power of two)")
@@ -249,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     import bench_extract
     import bench_grade
     import bench_verify
+    import bench_wikidata
     from timelyqa.wikidata.pipeline import Settings
 
     batch_size = args.batch_size or Settings().batch_size
@@ -272,13 +278,15 @@ def main(argv: list[str] | None = None) -> int:
     extracted = bench_extract.measure(repeat=args.repeat)
     print("Grader: typed grade against plain exact match on the demo's answers", flush=True)
     graded = bench_grade.measure(repeat=args.repeat)
+    print(f"Wikidata delta on one and two Dask workers, a {args.scale_triples:,}-triple pair", flush=True)
+    scale = bench_wikidata.measure(args.cache, triples=args.scale_triples, seed=args.seed)
     figures |= {"verify_graph_triples": graph_triples, "verify_batch_size": batch_size,
                 "verify_concurrency": concurrency,
                 "bench_seconds": round(time.perf_counter() - started, 1)}
     missed = (report(figures) + bench_crawl.report(crawled) + bench_extract.report(extracted)
-              + bench_grade.report(graded))
+              + bench_grade.report(graded) + bench_wikidata.report(scale))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted, "grade": graded}, indent=2,
+    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted, "grade": graded, "scale": scale}, indent=2,
                                    sort_keys=True) + "\n")
     print(f"\nFigures written to {args.out}")
     if missed:

@@ -58,7 +58,9 @@ class BrowserPolicy:
 
         self.crawler = crawler
         stats = crawler.stats
-        robots = (RobotsRules(crawler.settings.get("USER_AGENT"), known=self._known)
+        robots = (RobotsRules(crawler.settings.get("USER_AGENT"), known=self._known,
+                              timeout=crawler.settings.getfloat("ROBOTSTXT_TIMEOUT", 10.0),
+                              on_case=lambda case: reactor.callFromThread(stats.inc_value, f"robots/{case}"))
                   if crawler.settings.getbool("ROBOTSTXT_OBEY") else None)
         self.proxy = PolicyProxy(guard, robots=robots, on_refusal=lambda reason: reactor.callFromThread(
             stats.inc_value, f"guard/{reason}"))

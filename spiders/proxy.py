@@ -17,15 +17,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
-from protego import Protego
-
 from spiders.guard import Guard, Refusal, is_private_ip
+from spiders.robotsfile import ROBOTS_LIMIT, BodyError, Case, Rules, decode, header_list, read
 
 HEAD_LIMIT = 64 * 1024
 """A request or response head longer than this is no browser's: refused (431) or dropped."""
 TIMEOUT = 30.0
 """Seconds to wait for a client's request head, an upstream's answer, or a connection."""
-ROBOTS_LIMIT = 512 * 1024
+ROBOTS_TIMEOUT = 10.0
+"""Seconds a host's robots.txt may take, all told (the crawl's ROBOTSTXT_TIMEOUT): past it, unreachable."""
 REFUSED_KEPT = 1000
 _AUTHORITY = re.compile(r"[A-Za-z0-9.-]+:[0-9]{1,5}|\[[0-9A-Fa-f:.]+\]:[0-9]{1,5}")
 REFUSAL_HEADER = "X-Policy-Refusal"
@@ -50,29 +50,35 @@ class Refused(Exception):
 
 
 class RobotsRules:
-    """robots.txt for the proxy's plain-http requests, under the crawl's User-Agent: what the crawl already knows of
-    a host (`known(netloc)`, a parser with `allowed(url, user_agent)`, or None), else the host's robots.txt fetched
-    once through the proxy's own policy. A robots.txt that cannot be fetched, or is no 200, allows all (as Scrapy)."""
+    """robots.txt for the proxy's plain-http requests, under the crawl's User-Agent, read as the crawl reads it
+    (spiders.robotsfile, RFC 9309: 5xx and unreachable disallow all, 4xx allows all, 512 KiB read): what the crawl
+    already knows of a host (`known(netloc)`, a parser with `allowed(url, user_agent)`, or None), else the host's
+    robots.txt fetched once through the proxy's own policy, within `timeout` seconds. `on_case(case)` is told how
+    each host's robots.txt fetched here ended (a crawl counts it as `robots/<case>`)."""
 
-    def __init__(self, user_agent: str, known: Callable[[str], Any] | None = None) -> None:
-        self.user_agent = user_agent
-        self.known = known
-        self._rules: dict[str, asyncio.Future[Protego | None]] = {}
+    def __init__(self, user_agent: str, known: Callable[[str], Any] | None = None, *,
+                 on_case: Callable[[str], None] | None = None, timeout: float = ROBOTS_TIMEOUT) -> None:
+        self.user_agent, self.known, self.on_case, self.timeout = user_agent, known, on_case, timeout
+        self._rules: dict[str, asyncio.Future[Rules]] = {}
 
-    async def allowed(self, url: str, fetch: Callable[[], Awaitable[bytes | None]]) -> bool:
+    async def allowed(self, url: str, fetch: Callable[[], Awaitable[Rules]]) -> bool:
         parts = urlsplit(url)
         if self.known is not None and (parser := self.known(parts.netloc)) is not None:
             return bool(parser.allowed(url, self.user_agent))
         key = f"{parts.scheme}://{parts.netloc}"
         if key not in self._rules:
             self._rules[key] = asyncio.get_running_loop().create_future()
-            body = None
+            rules = Rules(Case.UNREACHABLE)  # whatever breaks the fetch leaves the host refused, not open
             try:
-                body = await fetch()
+                rules = await asyncio.wait_for(fetch(), self.timeout)
+            except Exception:  # noqa: BLE001, S110 - every way of getting no answer is RFC 9309's "unreachable"
+                pass
             finally:
-                self._rules[key].set_result(Protego.parse(body.decode("utf-8", "replace")) if body else None)
+                self._rules[key].set_result(rules)
+                if self.on_case is not None:
+                    self.on_case(str(rules.case))
         rules = await self._rules[key]
-        return rules is None or rules.can_fetch(url, self.user_agent)
+        return rules.allowed(url, self.user_agent)
 
 
 class PolicyProxy:
@@ -254,31 +260,38 @@ class PolicyProxy:
         await _pipe(reader, writer, up_reader, up_writer, both_ways=switching)
         return up_writer
 
-    async def _robots_txt(self, url: str, host: str, port: int, addresses: list[str], user_agent: str
-                          ) -> bytes | None:
-        """The body of the host's robots.txt if it answers 200, from the addresses the request's check passed."""
+    async def _robots_txt(self, url: str, host: str, port: int, addresses: list[str], user_agent: str) -> Rules:
+        """The host's robots.txt, from the addresses the request's check passed, as RFC 9309 reads its answer: its
+        first ROBOTS_LIMIT bytes, a Content-Encoding undone within bounds. A redirect is not followed here (the
+        crawl's own fetch follows five): as a 4xx. A connection or read that fails raises (unreachable)."""
         where = urlsplit(url).netloc
-        try:
-            up_reader, up_writer = await self._connect(host, port, addresses)
-        except (OSError, asyncio.TimeoutError):
-            return None
+        up_reader, up_writer = await self._connect(host, port, addresses)
         try:
             up_writer.write(_head("GET /robots.txt HTTP/1.1", [("Host", where), ("User-Agent", user_agent),
+                                                             ("Accept-Encoding", "gzip, deflate"),
                                                              ("Connection", "close")]))
-            data = await asyncio.wait_for(up_reader.read(ROBOTS_LIMIT), TIMEOUT)
-            while len(data) < ROBOTS_LIMIT and (more := await asyncio.wait_for(up_reader.read(65536), TIMEOUT)):
-                data += more
-        except (OSError, asyncio.TimeoutError):
-            return None
+            status_line, headers = _parse_head(await up_reader.readuntil(b"\r\n\r\n"))
+            named = {k.lower(): v for k, v in headers}
+            chunked = "chunked" in named.get("transfer-encoding", "").lower()
+            # a chunked body carries its framing too: read a little more so its data still reaches the limit
+            want = ROBOTS_LIMIT + (ROBOTS_LIMIT // 8 if chunked else 0) + 1
+            body = b""
+            while len(body) < want and (more := await up_reader.read(min(65536, want - len(body)))):
+                body += more
         finally:
             up_writer.close()
-        head, _, body = data.partition(b"\r\n\r\n")
-        status_line, headers = _parse_head(head + b"\r\n\r\n")
-        if status_line.split(" ")[1:2] != ["200"]:
-            return None
-        if any(k.lower() == "transfer-encoding" and "chunked" in v.lower() for k, v in headers):
+        code = status_line.split(" ")[1:2]
+        status = int(code[0]) if code and code[0].isdigit() else 0  # no HTTP status line: no answer
+        if chunked:
             body = _dechunk(body)
-        return body
+        truncated = len(body) > ROBOTS_LIMIT
+        body = body[:ROBOTS_LIMIT]
+        if coded := header_list(named.get("content-encoding")):
+            try:
+                body = decode(body, coded)
+            except BodyError as error:
+                return Rules(error.case)
+        return read(status, body, truncated=truncated) if status else Rules(Case.UNREACHABLE)
 
 
 async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, up_reader: asyncio.StreamReader,

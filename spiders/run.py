@@ -78,7 +78,11 @@ def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
 
 def summary(stats: dict[str, Any]) -> str:
     errors = ", ".join(f"{k} {v}" for k, v in stats.get("errors", {}).items()) or "no errors"
-    return f"{stats.get('pages', 0)} pages, {stats.get('bytes', 0)} bytes, {errors}"
+    refused = [f"{k} {v}" for k, v in stats.get("skipped", {}).items()]  # never requested, and why
+    refused += [f"robots.txt {k} on {v} host{'s' * (v > 1)}" for k, v in stats.get("robots", {}).items()
+                if k in ("server_error", "unreachable", "too_large", "undecodable")]  # hosts it closed
+    return f"{stats.get('pages', 0)} pages, {stats.get('bytes', 0)} bytes, {errors}" + \
+        (f"; not requested: {', '.join(refused)}" if refused else "")
 
 
 __all__ = ["USER_AGENT_ENV", "check_roots", "command", "crawl", "summary"]

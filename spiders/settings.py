@@ -39,8 +39,13 @@ WARN_ON_GENERATOR_RETURN_VALUE = False
 EXTRACT_WORKERS = 1  # processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own
 # The guard before anything else; its answer check (a name the resolver refused) next to the downloader, before
 # RetryMiddleware (550) takes it for a DNS failure to retry.
+# robots.txt as RFC 9309 reads it (spiders/robots.py) in place of Scrapy's, which allows all when the file fails; its
+# body undone of any Content-Encoding, bounded, before HttpCompressionMiddleware (590) could expand it unbounded.
 DOWNLOADER_MIDDLEWARES = {"spiders.guard.GuardMiddleware": 50, "spiders.once.OnceMiddleware": 60,
+                          "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+                          "spiders.robots.RobotsMiddleware": 100, "spiders.robots.RobotsBody": 595,
                           "spiders.guard.AnswerMiddleware": 590}
+ROBOTSTXT_TIMEOUT = 10  # seconds; a robots.txt slower than this is unreachable: its host's pages are refused
 TWISTED_DNS_RESOLVER = "spiders.guard.GuardedResolver"  # the address checked is the one connected to
 EXTENSIONS = {"spiders.browser.BrowserPolicy": 0}  # Chromium's every connection through the policy proxy
 ITEM_PIPELINES = {"spiders.store.CrawlStore": 300}

@@ -102,5 +102,6 @@ def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
         "refused": by_prefix("guard/"),
         "bounded": by_prefix("traps/"),
         "skipped": by_prefix("pages/skipped/"),
+        "robots": by_prefix("robots/"),  # how each host's robots.txt ended (spiders/robotsfile.py's cases)
         "worker_failed": int(stats.get("content/worker_failed", 0)),  # pages then read in the crawl's own process
     }

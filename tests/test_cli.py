@@ -324,10 +324,10 @@ def test_eval_scores_known_answers_on_the_demo_release_and_resolves_its_live_row
 
 
 def test_the_readmes_demo_questions_are_in_the_demo_release(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
-    """The README shows questions of each source "as they are": each one, with its answer and type, is a row of the
-    release `make demo` writes, so the README changes when the questions do."""
+    """docs/demo.md shows questions of each source "as they are": each one, with its answer and type, is a row of the
+    release `make demo` writes, so the page changes when the questions do; so are the README's examples."""
     release = demo[0]
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Questions from the demo, as they are", 1)[1]
+    section = (ROOT / "docs/demo.md").read_text(encoding="utf-8").split("## Questions from the demo, as they are", 1)[1]
     section = section.split("\n## ", 1)[0]
     shown: dict[str, list[tuple[str, str, str]]] = {}
     source = ""
@@ -350,6 +350,12 @@ def test_the_readmes_demo_questions_are_in_the_demo_release(demo: tuple[Path, su
         # Ten of each, or all when a source has fewer; the official sites by recipe (one row each, of every clock).
         whole = frame.select("recipe_id", "kind").n_unique() if source == "official_site" else frame.height
         assert len(rows) == min(10, whole), source
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("A question of each source", 1)[1]
+    examples = [" ".join(item.split()).rpartition(" → ")[0]
+                for item in readme.split("\n## ", 1)[0].split("\n- ")[1:]]
+    questions = set(pl.concat([pl.read_parquet(p) for p in sorted(release.glob("*/*.parquet"))],
+                              how="diagonal_relaxed")["question"])
+    assert len(examples) == 5 and not [q for q in examples if q not in questions], examples
 
 
 def test_export_of_a_missing_config_names_it(demo: tuple[Path, subprocess.CompletedProcess[str]],

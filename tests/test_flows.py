@@ -109,8 +109,8 @@ def test_wikidata_flow_writes_outputs_and_returns_the_manifest(demo_run: tuple[S
     assert questions.height > 0
     assert sum(manifest["rejects"].values()) == pl.read_parquet(out / "rejected.parquet").height
     # Task runs named by what they work on where it is more than the stage: the snapshot each reads.
-    every_stage = {"check_inputs", "read t0", "read t1", "compute_delta", "synthesize_questions",
-                   "verify_questions", "write_outputs"}
+    every_stage = {"check_inputs", "read t0", "read t1", "plan_delta", "delta bucket 0 of 1", "merge_delta",
+                   "plan_synthesis", "synthesis batch 0", "merge_candidates", "merge_verdicts", "write_outputs"}
     assert every_stage <= task_names(state, every_stage)
     assert flow_run_name(state) == "wikidata wikidata-t0.json.gz..wikidata-t1.json.bz2"
 

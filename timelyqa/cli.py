@@ -21,7 +21,7 @@ from rich.progress import (BarColumn, DownloadColumn, Progress, SpinnerColumn, T
 from rich.table import Table
 
 from timelyqa import checks
-from timelyqa.errors import ConfigError, TimelyQAError
+from timelyqa.errors import ConfigError, GateFailed, TimelyQAError
 from timelyqa.manifest import Manifest
 
 app = typer.Typer(help="Question-answer datasets whose answers change with the world.", no_args_is_help=True,
@@ -50,7 +50,7 @@ def _one_line_errors() -> Iterator[None]:
         yield
     except TimelyQAError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(1 if isinstance(exc, GateFailed) else 2) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         console.print(f"[red]error:[/red] setting {'.'.join(map(str, first['loc']))}: {first['msg']}",
@@ -243,15 +243,20 @@ def release(
     version: Annotated[str | None, typer.Option(help="tag; default vYYYY.MM.DD of the newest run's as_of, so the "
                                                 "same inputs give the same release")] = None,
     previous: Annotated[Path | None, typer.Option(help="the previous release, if not already in --out")] = None,
+    floors: Annotated[Path | None, typer.Option(help="a YAML file of pinned floors (rows per config, the most the "
+                                                "question-quality gate may send back, funnel ratios): a release "
+                                                "below them is not written, exit 1")] = None,
 ) -> None:
     """Split, merge and write source outputs as one release in the Hub layout."""
+    from publish.gate import Floors
     from publish.release import build_release
 
     with _one_line_errors():
         _check_paths(out=out, previous=previous, release=True)
         if version is not None:
             checks.release_version(version)
-        manifest = build_release(sources, out, version=version, previous=previous)
+        pinned = Floors.load(floors) if floors is not None else None
+        manifest = build_release(sources, out, version=version, previous=previous, floors=pinned)
     typer.echo(f"release {manifest['version']} in {out}; read it with:")
     for config in manifest["configs"]:
         typer.echo(load_line(out, config))
@@ -271,15 +276,22 @@ def publish(
     typer.echo(result.summary())
 
 
+DEMO_FLOORS = "data/demo/floors.yaml"
+"""The floors the demo's release is held to (publish/gate.py)."""
+
+
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
-    """The main job on the embedded defaults: every registered source on its bundled inputs, into one release.
+    """The main job on the embedded defaults: every registered source on its bundled inputs, into one release, held
+    to the demo's pinned floors (data/demo/floors.yaml): a change that makes the demo's questions fewer or worse
+    fails it.
 
     The demo is dated by its inputs, not the wall clock: its crawls are stamped with the newest moment the bundled
     inputs carry, so the same checkout gives the same release, byte for byte, on any day."""
+    from publish.gate import Floors
     from publish.release import build_release
     from timelyqa import clock, demo as steps
-    from timelyqa.sources import sources
+    from timelyqa.sources import ROOT, sources
 
     with _one_line_errors():
         _check_paths(out=out)
@@ -299,7 +311,7 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
             folders.append(out / name)
         typer.echo(steps.release_header(total, total, folders, out / "release"))
         with _one_line_errors():
-            result = build_release(folders, out / "release", synthetic=True)
+            result = build_release(folders, out / "release", floors=Floors.load(ROOT / DEMO_FLOORS), synthetic=True)
     for config in result["configs"]:
         typer.echo(load_line(out / "release", config))
     for line in steps.summary(result, out / "release"):

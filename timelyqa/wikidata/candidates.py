@@ -29,29 +29,33 @@ class RenderReject(Reason):
     DUPLICATE_QUESTION = "duplicate_question", "another anchor gave the same question"
 
 
+SORT_KEY = "tqa_sort_key"
+"""A rendered row's place among all candidates: its anchor's (s, p, o) and level, joined by NUL (which sorts
+before every character an id or a Wikidata string holds), so that batches of rows merge in the order one sort of
+all the candidates gives."""
+
+
 def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetime, snapshot_sha256: str,
                     gate: Gate) -> tuple[pl.DataFrame, list[Dropped]]:
     """Rows for the candidates the gate keeps; the rest as rejects: a question another anchor gave already, or one
     the gate sends back (`gate` counts what it passes; the Wikidata rules are timelyqa.wikidata.gate.RULES).
 
-    The gate reads the row as it will be released, before verification: both modes (dumps and API) come here."""
+    The gate reads the row as it will be released, before verification: both modes (dumps and API) come here.
+    The same as rendered_rows of every batch of candidates, merged by SORT_KEY, then chosen (Chooser)."""
+    chooser = Chooser(gate)
+    frame = chooser.choose(rendered_rows(candidates, graph, as_of=as_of, snapshot_sha256=snapshot_sha256))
+    return frame, chooser.rejects
+
+
+def rendered_rows(candidates: list[Candidate], graph: Graph, *, as_of: datetime,
+                  snapshot_sha256: str) -> pl.DataFrame:
+    """Every candidate as its row (CANDIDATE_SCHEMA and SORT_KEY), sorted by SORT_KEY; nothing dropped yet."""
     rows: list[dict[str, Any]] = []
-    rejects: list[Dropped] = []
-    seen: set[str] = set()
-    ids: set[str] = set()  # two anchors can reach one question by adding each other's constraint
     for c in sorted(candidates, key=lambda c: (c.anchor.s, c.anchor.p, c.anchor.o, c.level)):
         triples = c.query.triples()
         cid = record_id("wikidata", c.level, json.dumps(sorted(triples)), c.answer_form)
-        item = {"question": c.question, "answer": c.answer.answer,
-                "delta_triple": [c.anchor.s, c.anchor.p, c.anchor.o], "level": c.level}
-        if cid in ids or c.question.casefold() in seen:
-            reason = RenderReject.DUPLICATE_QUESTION
-            rejects.append(Dropped(item, reason, f"{c.level} {cid}: {c.question!r} ({reason})"))
-            continue
-        seen.add(c.question.casefold())
-        ids.add(cid)
         modified = graph.modified.get(c.anchor.s)
-        row = {
+        rows.append({
             "id": cid, "question": c.question, **c.answer.row(),
             "source": "wikidata", "level": c.level,
             "event_date": modified.date() if isinstance(modified, datetime) else as_of.date(),
@@ -62,12 +66,39 @@ def candidate_frame(candidates: list[Candidate], graph: Graph, *, as_of: datetim
             "generator": c.generator, "answer_id": c.answer_form, "query_triples": triples,
             "delta_triple": [c.anchor.s, c.anchor.p, c.anchor.o], "sparql": c.query.sparql(),
             "answer_kind": c.answer_kind.value, "query_json": json.dumps(to_json(c.query)),
-        }
-        if (sent_back := gate.check(row)) is None:
-            rows.append(row)
-        else:
-            rejects.append(Dropped(item, sent_back.reason, f"{c.level} {cid} ({c.generator}): {sent_back.detail}"))
-    return pl.DataFrame(rows, schema=CANDIDATE_SCHEMA, orient="row"), rejects
+            SORT_KEY: "\x00".join((c.anchor.s, c.anchor.p, c.anchor.o, c.level)),
+        })
+    return pl.DataFrame(rows, schema={**CANDIDATE_SCHEMA, SORT_KEY: pl.String()}, orient="row")
+
+
+class Chooser:
+    """Rendered rows, fed in SORT_KEY order (one frame or many), down to the candidates kept: a question another
+    anchor gave already is dropped, then the gate reads the rest. Holds the ids and questions kept, not the rows."""
+
+    def __init__(self, gate: Gate) -> None:
+        self.gate = gate
+        self.rejects: list[Dropped] = []
+        self.seen: set[str] = set()
+        self.ids: set[str] = set()  # two anchors can reach one question by adding each other's constraint
+
+    def choose(self, rendered: pl.DataFrame) -> pl.DataFrame:
+        kept: list[dict[str, Any]] = []
+        for row in rendered.select(*CANDIDATE_SCHEMA).iter_rows(named=True):
+            cid, level = row["id"], row["level"]
+            item = {"question": row["question"], "answer": row["answer"], "delta_triple": row["delta_triple"],
+                    "level": level}
+            if cid in self.ids or row["question"].casefold() in self.seen:
+                reason = RenderReject.DUPLICATE_QUESTION
+                self.rejects.append(Dropped(item, reason, f"{level} {cid}: {row['question']!r} ({reason})"))
+                continue
+            self.seen.add(row["question"].casefold())
+            self.ids.add(cid)
+            if (sent_back := self.gate.check(row)) is None:
+                kept.append(row)
+            else:
+                self.rejects.append(Dropped(item, sent_back.reason,
+                                            f"{level} {cid} ({row['generator']}): {sent_back.detail}"))
+        return pl.DataFrame(kept, schema=CANDIDATE_SCHEMA, orient="row")
 
 
 def records_frame(passed: pl.DataFrame, counts: dict[str, int], endpoint: str) -> pl.DataFrame:

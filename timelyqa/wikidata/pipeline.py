@@ -6,12 +6,9 @@ same stages and a flow can retry one without redoing the others.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import shutil
 from collections.abc import Callable
-from contextlib import ExitStack
 from datetime import date, datetime
 from pathlib import Path
 
@@ -20,24 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
-from timelyqa.oxigraph import LocalOxigraph
-from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikidata import delta as delta_rules
-from timelyqa.wikidata import recheck
+from timelyqa.wikidata import batches, partitioned, recheck, verifying
 from timelyqa.wikidata import snapshot
-from timelyqa.wikidata.candidates import candidate_frame, records_frame
 from timelyqa.wikidata.dump import check_dump
-from timelyqa.wikidata.filters import anchor_drop
-from timelyqa.wikidata.gate import RULES
+from timelyqa.wikidata.merge import merge_sorted
 from timelyqa.wikidata.graph import Graph
-from timelyqa.wikidata.query import Query, from_json
 from timelyqa.wikidata.source import SOURCE
-from timelyqa.wikidata.synth import GENERATORS, Anchor, Synthesizer
-from timelyqa.wikidata.values import Kind, split_quantity
-from timelyqa.wikidata.verify import Outcome, answered_before, check, verify_all
 
 Progress = snapshot.Progress
 
@@ -53,6 +42,11 @@ class Settings(BaseModel):
     max_constraints: int = Field(default=4, ge=2, le=8)
     batch_size: int = Field(default=500, ge=1, description="questions per SPARQL verification query")
     concurrency: int = Field(default=2, ge=1, le=8, description="verification queries in flight at once")
+    verify_batch: int = Field(default=verifying.BATCH_QUESTIONS, ge=1, description="candidates a verification "
+                              "batch checks, on one store")
+    subgraphs: bool = Field(default=True, description="a local store holds the subgraph the questions can touch, "
+                            "not the whole snapshot")
+    synthesis_batch: int = Field(default=batches.BATCH_ROWS, ge=1, description="delta rows a synthesis batch reads")
 
 
 def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoint: str | None = None) -> None:
@@ -94,6 +88,12 @@ def _when(moment: date | datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z") if isinstance(moment, datetime) else moment.isoformat()
 
 
+def check_buckets(buckets: int | None) -> None:
+    """A ConfigError, before any work, for a bucket count the snapshot cannot be cut into."""
+    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
+        raise ConfigError(f"buckets={buckets}: a power of two from 1 to {snapshot.MAX_BUCKETS}")
+
+
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,
                   buckets: int | None = None) -> Path:
     """Stream one dump into `workdir/name`; its triples in `buckets` buckets of subjects (default: by the dump's
@@ -111,23 +111,45 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: 
 
 def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     """The delta of two snapshots, one bucket of subjects at a time (the coarser snapshot's buckets), each
-    bucket's rows spilled to a file and merged in T1's order: memory holds one bucket pair, not two snapshots."""
-    info0, info1 = snapshot.SnapshotInfo.load(t0_dir), snapshot.SnapshotInfo.load(t1_dir)
-    check_order(info0.path, _newest(info0), info1.path, _newest(info1))
+    bucket's rows spilled to a file and k-way merged in T1's order: memory holds one bucket pair, then one chunk
+    a bucket, never the whole delta. The flow runs the buckets as tasks (delta_bucket), perhaps on a cluster."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("delta"):
-        n = min(info0.buckets, info1.buckets)
-        parts = workdir / "delta-buckets"
-        shutil.rmtree(parts, ignore_errors=True)
-        parts.mkdir(parents=True)
+        parts, n = delta_buckets(t0_dir, t1_dir, workdir)
         for b in range(n):
-            t0, t1 = snapshot.read_bucket(t0_dir, b, n), snapshot.read_bucket(t1_dir, b, n, rows=True)
-            delta_rules.delta_rows(t0, t1).write_parquet(parts / f"{b:04d}.parquet")
-        path = workdir / "delta.parquet"
-        pl.scan_parquet(parts).sort("row").drop("row").sink_parquet(path)
+            delta_bucket(t0_dir, t1_dir, parts, b, n)
+    return merge_delta(workdir, ledger)
+
+
+def delta_buckets(t0_dir: Path, t1_dir: Path, workdir: Path) -> tuple[Path, int]:
+    """The folder the buckets' deltas go to (emptied) and how many buckets: the coarser snapshot's count.
+    Refuses a T0 newer than T1 before any work."""
+    info0, info1 = snapshot.SnapshotInfo.load(t0_dir), snapshot.SnapshotInfo.load(t1_dir)
+    check_order(info0.path, _newest(info0), info1.path, _newest(info1))
+    parts = workdir / "delta-buckets"
+    shutil.rmtree(parts, ignore_errors=True)
+    parts.mkdir(parents=True)
+    return parts, min(info0.buckets, info1.buckets)
+
+
+def delta_bucket(t0_dir: Path, t1_dir: Path, parts: Path, b: int, n: int) -> Path:
+    """The delta of bucket `b` of `n`, its rows sorted by their place in T1 (`row`), as `parts/NNNN.parquet`."""
+    t0, t1 = snapshot.read_bucket(t0_dir, b, n), snapshot.read_bucket(t1_dir, b, n, rows=True)
+    path = parts / f"{b:04d}.parquet"
+    delta_rules.delta_rows(t0, t1).write_parquet(path)
+    return path
+
+
+def merge_delta(workdir: Path, ledger: StageWriter | None = None) -> Path:
+    """The buckets' deltas k-way merged by `row` into `delta.parquet` (merge.merge_sorted), then removed."""
+    ledger = ledger or StageWriter(SOURCE, workdir.parent, work=workdir)
+    parts = workdir / "delta-buckets"
+    path = workdir / "delta.parquet"
+    with ledger.timed("delta"):
+        stats = merge_sorted(sorted(parts.glob("*.parquet")), path, key="row",
+                             schema=pl.Schema({**delta_rules.DELTA_SCHEMA, "row": pl.UInt64()}))
         shutil.rmtree(parts)
-        triples = pl.scan_parquet(path).select(pl.len()).collect().item()
-    ledger.count("delta_triples", triples)
+    ledger.count("delta_triples", stats.rows)
     ledger.save("delta")
     return path
 
@@ -137,42 +159,23 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
     """Filter the delta to anchors, write L1/L2/L3 candidates, one per question, that pass the quality gate (the
     common rules and Wikidata's, timelyqa.wikidata.gate); every drop is kept with its reason.
 
+    In batches of delta rows (timelyqa.wikidata.partitioned: the flow maps the same batches as tasks), each over
+    a graph of its own, then one merge: memory holds a batch's neighbourhood, not the whole delta.
     `graph` is the T1 graph to synthesize over (default: the T1 snapshot's own tables), `as_of` the moment the
     answers hold (default: the snapshot's newest modification)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("synthesize"):
-        graph = graph or Graph.open(t1_dir, fanout_cap=settings.fanout_cap)
-        delta = pl.read_parquet(delta_path)
-        units = {split_quantity(o)[1] for o, kind in zip(delta["o"], delta["kind"], strict=True)
-                 if kind == Kind.QUANTITY}
-        # The properties too: a graph that fetches on demand knows no property before it is asked.
-        graph.fetch_labels(set(delta["s"]) | set(delta["p"]) | set(delta["o"]) | (units - {None}))
-        anchors = []
-        for s, p, o, kind, change, _ in delta.iter_rows():
-            dropped = anchor_drop(s, p, o, Kind(kind), graph)
-            if dropped is None:
-                anchors.append(Anchor(s, p, o, Kind(kind), change))
-            else:
-                ledger.reject({"delta_triple": [s, p, o]}, dropped[0], dropped[1])
-        anchors = _sample(anchors, settings)
-        candidates, missed = Synthesizer(graph, seed=settings.seed,
-                                         max_constraints=settings.max_constraints).run(anchors)
-        for m in missed:
-            ledger.reject({"delta_triple": [m.anchor.s, m.anchor.p, m.anchor.o], "level": m.level}, m.reason, m.detail)
-        info = snapshot.SnapshotInfo.load(t1_dir)
-        gate = Gate(RULES)
-        frame, render_rejects = candidate_frame(candidates, graph, as_of=as_of or _as_of(info),
-                                                snapshot_sha256=info.sha256, gate=gate)
-        ledger.reject_all(render_rejects)
-        path = workdir / "candidates.parquet"
-        frame.write_parquet(path)
-    ledger.count("anchors", len(anchors))
-    for level in GENERATORS:
-        ledger.count(f"candidates_{level}", sum(c.level == level for c in candidates))
-    ledger.count("rendered", gate.passed + len(gate.dropped))
-    ledger.count(GATE_PASSED, gate.passed)
-    ledger.save("synthesize")
-    return path
+        todo = partitioned.plan(delta_path, workdir, settings.synthesis_batch)
+        if settings.max_anchors is not None:
+            keys = [partitioned.batch_anchor_keys(t1_dir, delta_path, span, settings.fanout_cap, graph)
+                    for span in todo.ranges]
+            todo.chosen = batches.sample(keys, seed=settings.seed, max_anchors=settings.max_anchors)
+        results = [partitioned.synthesize_batch(t1_dir, delta_path, workdir, i, span, seed=settings.seed,
+                                                max_constraints=settings.max_constraints,
+                                                fanout_cap=settings.fanout_cap, chosen=todo.chosen, as_of=as_of,
+                                                graph=graph)
+                   for i, span in enumerate(todo.ranges)]
+    return partitioned.merge(workdir, results, ledger)
 
 
 def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, settings: Settings, *,
@@ -180,53 +183,22 @@ def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, 
     """Every candidate, at every level, must return exactly one answer, its own, from a SPARQL endpoint holding T1,
     and must not return that same answer alone from one holding T0: such a question tests nothing new.
 
-    Without an endpoint, a snapshot is served by a local Oxigraph from its RDF (`read_snapshot(rdf=True)`)."""
+    In batches of `settings.verify_batch` candidates (timelyqa.wikidata.verifying: the flow maps the same batches
+    as tasks). Without an endpoint, a snapshot is served by a local Oxigraph: of the subgraph a batch's questions
+    can touch (`settings.subgraphs`, timelyqa.wikidata.subgraph), else of its whole RDF
+    (`read_snapshot(rdf=True)`)."""
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
     with ledger.timed("verify"):
-        frame = pl.read_parquet(candidates)
-        rows = {row["id"]: row for row in frame.iter_rows(named=True)}
-        queries = {i: from_json(json.loads(row["query_json"])) for i, row in rows.items()}
-        outcomes, label, calls = _ask(queries, endpoint, t1_dir, workdir, settings, "T1")
-        verdicts = {i: check(outcomes[i], Kind(r["answer_kind"]), r["answer_id"]) for i, r in rows.items()}
-        details = {i: f"{r['level']} {i}: {outcomes[i].count} answers from {label}"
-                      f"{' (' + outcomes[i].reason + ')' if outcomes[i].reason else ''}"
-                   for i, r in rows.items() if verdicts[i] is not None}
-        # Only what passed against T1 is asked of T0: one more batched pass, over the questions that matter.
-        before, before_label, before_calls = _ask({i: queries[i] for i, v in verdicts.items() if v is None},
-                                                  before_endpoint, t0_dir, workdir, settings, "T0")
-        for i, outcome in before.items():
-            r = rows[i]
-            if (reason := answered_before(outcome, Kind(r["answer_kind"]), r["answer_id"])) is not None:
-                verdicts[i] = reason
-                what = f"could not be evaluated ({outcome.reason})" if outcome.count < 0 else "the same only answer"
-                details[i] = f"{r['level']} {i}: {what} at T0, from {before_label}"
-        ok = pl.col("id").is_in([i for i, v in verdicts.items() if v is None])
-        passed, failed = frame.filter(ok), frame.filter(~ok)
-        for r in failed.iter_rows(named=True):
-            ledger.reject({"question": r["question"], "sparql": r["sparql"], "answer_id": r["answer_id"]},
-                          verdicts[r["id"]], details[r["id"]])
-        records = records_frame(passed, {k: v.count for k, v in outcomes.items()}, label)
-        path = workdir / "verified.parquet"
-        records.write_parquet(path)
-    ledger.count("verified", records.height)
-    ledger.use({"sparql_calls": calls + before_calls})
-    ledger.save("verify")
-    return path
+        results = [verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint, before_endpoint, settings)
+                   for span in verifying.ranges(candidates, settings.verify_batch)]
+    return verifying.finish(candidates, workdir, results, ledger)
 
 
-def _ask(queries: dict[str, Query], endpoint: str | None, snapshot_dir: Path, workdir: Path, settings: Settings,
-         name: str) -> tuple[dict[str, Outcome], str, int]:
-    """Each query's Outcome from `endpoint`, else from a local Oxigraph loaded with the snapshot; the endpoint's
-    label for the records; the requests it took."""
-    label = endpoint or f"local oxigraph ({name})"
-    if not queries:
-        return {}, label, 0
-    with ExitStack() as stack:
-        if endpoint is None:
-            endpoint = stack.enter_context(LocalOxigraph(snapshot_dir / "rdf.nt", workdir=workdir)).query_url
-        sparql = SparqlEndpoint(endpoint)
-        outcomes = verify_all(sparql, queries, batch_size=settings.batch_size, concurrency=settings.concurrency)
-    return outcomes, label, sparql.calls
+def verify_batch(candidates: Path, span: tuple[int, int], t1_dir: Path, t0_dir: Path, workdir: Path,
+                 endpoint: str | None, before_endpoint: str | None, settings: Settings) -> verifying.VerifyResult:
+    return verifying.verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint=endpoint,
+                                  before_endpoint=before_endpoint, batch_size=settings.batch_size,
+                                  concurrency=settings.concurrency, subgraphs=settings.subgraphs)
 
 
 def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Manifest:
@@ -268,20 +240,10 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     return finish(workdir, out, settings=settings)
 
 
-def _sample(anchors: list[Anchor], settings: Settings) -> list[Anchor]:
-    if settings.max_anchors is None or len(anchors) <= settings.max_anchors:
-        return anchors
-    def key(a: Anchor) -> bytes:
-        return hashlib.blake2b(f"{settings.seed}\x1f{a.s}\x1f{a.p}\x1f{a.o}".encode(), digest_size=8).digest()
-    return sorted(sorted(anchors, key=key)[: settings.max_anchors], key=lambda a: (a.s, a.p, a.o))
-
-
 def _newest(info: snapshot.SnapshotInfo) -> datetime | None:
     return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00")) if info.newest_modified else None
 
 
 def _as_of(info: snapshot.SnapshotInfo) -> datetime:
     """The moment T1's answers hold: its newest modification (the dump's own cut-off)."""
-    if not info.newest_modified:
-        raise ConfigError(f"{info.path}: no entity carries a modification time; cannot date the snapshot")
-    return datetime.fromisoformat(info.newest_modified.replace("Z", "+00:00"))
+    return partitioned._as_of(info)

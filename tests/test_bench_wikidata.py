@@ -1,0 +1,46 @@
+"""`make bench`'s Wikidata-on-a-cluster part: partitions per second on one and two Dask workers, a worker's peak
+memory, and the full pair's projection by the formula the README gives."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import bench_wikidata  # noqa: E402
+from bench_wikidata import FULL_BUCKETS, FULL_DUMP_MB, FULL_ENTITIES_PER_DUMP, project  # noqa: E402
+
+MEASURED = {"scale_triples_per_second_1w": 50_000.0, "scale_triples_per_second_2w": 80_000.0,
+            "scale_triples": 4_000_000, "scale_entities": 280_000, "scale_delta_rows": 120_000,
+            "scale_read_entities_per_second": 20_000.0, "scale_merge_rows_per_second": 400_000.0,
+            "scale_worker_base_mb": 300.0, "scale_worker_mb_per_bucket_mb": 1.5}
+
+
+def test_the_projection_is_the_readmes_formula() -> None:
+    got = project(MEASURED)
+    x_full = 2 * FULL_ENTITIES_PER_DUMP * 4_000_000 / 280_000
+    read = FULL_ENTITIES_PER_DUMP / 20_000
+    merge = x_full * 0.03 / 400_000
+    for n in (16, 64):
+        expected = (read + x_full / (50_000 * n * 0.8) + merge) / 3600
+        assert got[f"scale_full_hours_{n}"] == pytest.approx(expected, abs=0.01)
+    assert got["scale_full_hours_64"] < got["scale_full_hours_16"]
+    assert got["scale_full_read_hours"] == pytest.approx(read / 3600, abs=0.01)  # the part more cores leave alone
+    assert got["scale_full_worker_peak_mb"] == pytest.approx(300 + 1.5 * FULL_DUMP_MB / FULL_BUCKETS, abs=0.1)
+
+
+@pytest.mark.slow  # two reads of a small pair, three LocalClusters
+def test_the_bench_measures_one_and_two_workers_on_a_small_pair(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    f = bench_wikidata.measure(tmp_path, triples=20_000, buckets=2)
+    assert f["scale_partitions_per_second_1w"] > 0 and f["scale_partitions_per_second_2w"] > 0
+    assert 15_000 * 2 < f["scale_triples"] < 25_000 * 2 and f["scale_delta_rows"] > 0
+    assert f["scale_worker_peak_mb_1w"] > 50  # a worker process's own peak, not the bench's
+    assert f["scale_full_hours_64"] <= f["scale_full_hours_16"]
+    bench_wikidata.report(f)
+    out = capsys.readouterr().out
+    assert "delta partitions/s" in out and "on 16 cores" in out and "no process over 8 GB" in out
+    assert not (tmp_path / "scale-work").exists()
