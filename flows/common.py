@@ -1,22 +1,29 @@
 """What every flow shares: the retry rule for transient source failures, Secret blocks, the run's clock and name,
-and the artifacts (funnel, crawl stats, progress)."""
+a failure's one-line reason, and the artifacts (funnel, crawl stats, progress)."""
 
 from __future__ import annotations
 
+import functools
+import logging
 import time
 from pathlib import Path
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from prefect import Task, get_run_logger
 from prefect.artifacts import (create_markdown_artifact, create_progress_artifact, create_table_artifact,
                                update_progress_artifact)
 from prefect.blocks.system import Secret
 from prefect.client.schemas.objects import State, TaskRun
+from prefect.context import FlowRunContext
+from prefect.events import emit_event
+from prefect.events.worker import EventsWorker
+from prefect.states import exception_to_failed_state, format_exception
+from prefect.utilities.asyncutils import run_coro_as_sync
 
-from timelyqa.errors import ConfigError, is_transient
+from timelyqa.errors import ConfigError, TimelyQAError, is_transient
 from timelyqa.manifest import Manifest
 
 
@@ -43,6 +50,60 @@ RETRY_TRANSIENT: dict[str, Any] = {
     "retry_condition_fn": only_transient,
 }
 """Task options for a stage that touches a source: three retries with backoff, transient failures only."""
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+FAILED_EVENT = "timelyqa.flow-run.failed"
+"""The event a run with a one-line reason sends before it fails: `prefect deployment run --watch` prints it."""
+
+
+def reported(fn: Callable[P, R]) -> Callable[P, R]:
+    """A flow's function whose TimelyQAError (a wrong setting, a changed source, a failed gate: each one line fit to
+    show a user) ends the run Failed with that line as the state's message (`ConfigError: ...`, what the UI and
+    `prefect flow-run inspect` show), logged as one line instead of a traceback, and sent as an event that
+    `prefect deployment run --watch` prints: it prints events, the state's name, and no state message. Any other
+    exception is a bug and keeps Prefect's traceback. Under `@flow`: `@flow(...)` then `@reported`."""
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except TimelyQAError as exc:
+            return failed_with_reason(exc)  # type: ignore[return-value] - a returned state is the run's final state
+    return run
+
+
+def failed_with_reason(exc: TimelyQAError) -> State:
+    """The Failed state Prefect's engine builds from `exc` (the exception kept as the run's result, so calling the
+    flow raises it), with the error's one line as its message instead of "Flow run encountered an exception: ..."."""
+    reason = format_exception(exc)
+    get_run_logger().error(reason)
+    context = FlowRunContext.get()
+    if context is not None and context.flow_run is not None:
+        run_id = context.flow_run.id
+        emit_event(FAILED_EVENT, resource={"prefect.resource.id": f"timelyqa.reason.{run_id}",
+                                           "prefect.resource.name": reason},
+                   related=[{"prefect.resource.id": f"prefect.flow-run.{run_id}", "prefect.resource.role": "flow-run"}])
+        # Sent before the Failed state is set: `--watch` stops reading events at the terminal state.
+        EventsWorker.instance().wait_until_empty()
+    logger = logging.getLogger("prefect.flow_runs")
+    if not any(isinstance(f, ReasonNotTraceback) for f in logger.filters):
+        logger.addFilter(ReasonNotTraceback())
+    store = getattr(context, "result_store", None)
+    return run_coro_as_sync(exception_to_failed_state(exc, result_store=store, write_result=store is not None))
+
+
+class ReasonNotTraceback(logging.Filter):
+    """A deployment's run that failed is logged once more by Prefect's engine ("Engine execution exited with
+    unexpected exception"), traceback and all: for a TimelyQAError, already said in one line, the line is kept and
+    the traceback (Prefect's frames, then ours) dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, TimelyQAError):
+            record.msg, record.args = f"{record.getMessage()}: {format_exception(exc)}", ()
+            record.exc_info, record.exc_text = None, None
+        return True
 
 
 def secret(block: str | None) -> str | None:

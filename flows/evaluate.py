@@ -9,7 +9,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import run_name
+from flows.common import reported, run_name
 from timelyqa import checks
 from timelyqa.errors import ConfigError
 from timelyqa.evaluate import Evaluation, accuracies, evaluate
@@ -34,6 +34,7 @@ def score(release: Path, out: Path, predictions: Path | None, model: str | None,
 
 
 @flow(name="evaluate", flow_run_name=run_name(lambda p: f"evaluate {p.get('model') or 'predictions'}", "evaluate"))
+@reported
 def evaluate_flow(release: str, out: str, predictions: str | None = None, model: str | None = None,
                   base_url: str | None = None, configs: list[str] | None = None, split: str = "test",
                   after: str | None = None, at: str | None = None) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_link_artifact, create_markdown_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, run_name, secret
+from flows.common import RETRY_TRANSIENT, reported, run_name, secret
 from publish.hub import PublishResult, publish_release
 from timelyqa.errors import ConfigError
 
@@ -39,6 +39,7 @@ def publish_to_hub(release: Path, repo: str, secret_block: str | None, dry_run: 
 
 
 @flow(name="publish", flow_run_name=run_name(lambda p: f"publish {p['repo']}", "publish"))
+@reported
 def publish_flow(release: str, repo: str, dry_run: bool = False, secret_block: str | None = DEFAULT_SECRET_BLOCK,
                  endpoint: str | None = None) -> dict[str, Any]:
     """Publish the release folder `release` to the Hub dataset repo `repo` (ORG/NAME) under its version tag.

@@ -17,7 +17,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, crawl_rows, publish_funnel, run_clock, run_name, secret
+from flows.common import RETRY_TRANSIENT, crawl_rows, publish_funnel, reported, run_clock, run_name, secret
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -115,14 +115,15 @@ def window(start: str | None, end: str | None, days: int, today: date | None = N
 
 
 def _name(params: dict[str, Any]) -> str:
-    """`news 2026-11-23`, `news 2026-11-17..2026-11-23`, or the bundled archive's folder."""
+    """`news 2026-11-23`, `news 2026-11-17..2026-11-23`, or the bundled archive as given (`news data/demo/news`)."""
     if params.get("archive_dir"):
-        return f"news {Path(params['archive_dir']).name}"
+        return f"news {params['archive_dir']}"
     first, last = window(params.get("start"), params.get("end"), params.get("days", 1))
     return f"news {first}" if first == last else f"news {first}..{last}"
 
 
 @flow(name="news", flow_run_name=run_name(_name, "news"))
+@reported
 def news_flow(out: str, api: str | None = WIKIPEDIA_API, dump: str | None = None, archive_dir: str | None = None,
               outlets: str | None = None, start: str | None = None, end: str | None = None, days: int = 1,
               generator: str = "template", seed: int = 0, archive: str = "none", archive_base: str | None = None,

@@ -19,7 +19,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import publish_funnel, run_clock, run_name, secret
+from flows.common import publish_funnel, reported, run_clock, run_name, secret
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -71,13 +71,15 @@ def build_rows(recipes: Path, state: Path, out: Path, broken_after: int) -> Mani
 
 
 def _name(params: dict[str, Any]) -> str:
-    """`official 2026-11-24T05:00Z` (the recipes' clock), or the bundled world's when it is served."""
+    """`official 2026-11-24T05:00Z` (the recipes' clock), or the bundled world as given
+    (`official data/demo/official/bundle.yaml`)."""
     if params.get("recipes"):
         return f"official {run_clock():%Y-%m-%dT%H:%MZ}"
-    return f"official {Path(params['bundle']).parent.name} world"
+    return f"official {params['bundle']}"
 
 
 @flow(name="official", flow_run_name=run_name(_name, "official"))
+@reported
 def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
                   recipes: Path | None = None, state: Path | None = None, variables: dict[str, str] | None = None,
                   broken_after: int = health.BROKEN_AFTER, repair: bool = False,
@@ -111,6 +113,7 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
 
 
 @flow(name="official-resolve", flow_run_name="resolve {recipes}")
+@reported
 def official_resolve_flow(recipes: Path, out: Path, at: str | None = None,
                           variables: dict[str, str] | None = None, allow_hosts: list[str] | None = None) -> Path:
     """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`.

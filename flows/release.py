@@ -10,7 +10,7 @@ from prefect.artifacts import create_link_artifact, create_markdown_artifact, cr
 from prefect.client.orchestration import get_client
 from prefect.runtime import flow_run
 
-from flows.common import run_name
+from flows.common import reported, run_name
 from publish.card import DEFAULT_CONFIG
 from publish.gate import Floors
 from publish.release import build_release
@@ -55,6 +55,7 @@ def name_run(name: str) -> None:
 
 
 @flow(name="release", flow_run_name=run_name(lambda p: f"release {p.get('version') or 'of ' + p['out']}", "release"))
+@reported
 def release_flow(sources: list[str], out: str, version: str | None = None,
                  previous: str | None = None, floors: str | None = None) -> dict[str, Any]:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.

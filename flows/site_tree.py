@@ -16,7 +16,7 @@ from prefect import flow, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
-from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, run_name, secret
+from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
 from spiders.run import check_roots, crawl
 from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError
@@ -79,13 +79,15 @@ def _writer(workdir: Path, block: str | None) -> llm.SiteLLMWriter:
 
 
 def _name(params: dict[str, Any]) -> str:
-    """`site-tree www.gnu.org, www.python.org`: the sites crawled, or the bundled site's folder."""
+    """`site-tree www.gnu.org, www.python.org`: the sites crawled, or the bundled site as given
+    (`site-tree data/demo/site`)."""
     if params.get("site"):
-        return f"site-tree {Path(params['site']).name}"
+        return f"site-tree {params['site']}"
     return "site-tree " + ", ".join(urlsplit(root).netloc for root in params["roots"])
 
 
 @flow(name="site-tree", flow_run_name=run_name(_name, "site-tree"))
+@reported
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
                    max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
                    generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None

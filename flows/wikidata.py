@@ -13,7 +13,7 @@ from typing import Any
 from prefect import Task, flow, task, unmapped
 from prefect.task_runners import TaskRunner
 
-from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name
+from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, reported, run_clock, run_name
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
@@ -246,6 +246,7 @@ def api_window(since: str | None, until: str | None, *, days: int) -> tuple[date
 
 
 @flow(name="wikidata", flow_run_name=run_name(lambda p: f"wikidata {_window(p)}", "wikidata"))
+@reported
 def wikidata_flow(before: str | None = None, after: str | None = None, out: str = "out/wikidata",
                   endpoint: str | None = None, seed: int = 0, max_anchors: int | None = None, batch_size: int = 500,
                   concurrency: int = 2, before_endpoint: str | None = None, api: str | None = None,

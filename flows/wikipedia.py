@@ -14,8 +14,8 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NONE
 
-from flows.common import (RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, run_clock, run_name,
-                          secret)
+from flows.common import (RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, reported, run_clock,
+                          run_name, secret)
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
 from timelyqa.wikipedia import options, pipeline, recheck, writers
@@ -98,6 +98,7 @@ def _name(params: dict[str, Any]) -> str:
 
 
 @flow(name="wikipedia", flow_run_name=run_name(_name, "wikipedia"))
+@reported
 def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, start: str | None = None,
                    end: str | None = None, days: int = DAYS, seed: int = 0, cap_per_domain: int = DOMAIN_CAP,
                    horizon_days: int = 7, generator: str = "template", llm_domains: bool = False,

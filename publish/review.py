@@ -171,10 +171,15 @@ class ExportResult:
                 f"{self.with_article} with an article excerpt, {self.answer_found} of them stating the answer)")
 
 
-def export_review(release: Path, config: str, out: Path, *, articles: Path | None = None) -> ExportResult:
+def export_review(release: Path, config: str, out: Path, *, articles: Path | None = None,
+                  force: bool = False) -> ExportResult:
     """Write the config's test rows that no decision applies to, one JSON object a line, each with an empty
     `decision` for the reviewer to fill with accept or reject; with `articles`, an excerpt of the row's article
-    around its answer (the first evidence URL the articles have)."""
+    around its answer (the first evidence URL the articles have). A file already at `out` is kept (ConfigError)
+    unless `force`: it may hold a reviewer's decisions not yet imported."""
+    if Path(out).exists() and not force:
+        raise ConfigError(f"{out}: --out exists already (it may hold a reviewer's decisions not yet imported); give "
+                          "another file, or --force to overwrite it")
     manifest = _manifest(release)
     if config not in manifest["configs"]:
         raise ConfigError(f"{release}: no config {config!r} (configs: {', '.join(sorted(manifest['configs']))})")

@@ -1,5 +1,8 @@
 """`make serve`: the embedded Prefect stack for one user (server on SQLite, the `local` pool, every deployment, a
-worker) started from the repository root, and all of it stopped on Ctrl-C with no process left behind."""
+worker) started from the repository root, and all of it stopped on Ctrl-C with no process left behind.
+
+`--demo` (`make serve-demo`): the same stack whose deployments read the bundled inputs (prefect.yaml's
+`definitions.demo`): no network, outputs under out/serve-demo."""
 
 from __future__ import annotations
 
@@ -9,18 +12,25 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 PREFECT = str(Path(sys.executable).parent / "prefect")
 """The CLI next to the interpreter running this script: the project's venv, never a global install."""
 POOL = "local"  # the pool every deployment of prefect.yaml names
 PR_SET_PDEATHSIG = 1
+DEMO_HOME = REPO / "out" / "serve-demo" / "prefect"
+FATAL = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
+TRY = "wikipedia/wikipedia-weekly"
+"""The deployment the demo suggests running first: the quickest (a dump, no crawl)."""
 
 
 class Stop(Exception):
@@ -33,8 +43,78 @@ def settings(home: Path, port: int, base: Mapping[str, str]) -> dict[str, str]:
     api = f"http://127.0.0.1:{port}/api"
     env.update({"PREFECT_HOME": str(home), "PREFECT_API_URL": api, "PREFECT_UI_API_URL": api,
                 "PREFECT_SERVER_API_HOST": "127.0.0.1", "PREFECT_SERVER_API_PORT": str(port),
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1"})
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "DO_NOT_TRACK": "1",
+                # The server streams runs' logs to clients: `prefect deployment run --watch` then prints them (a
+                # failed run's one-line reason among them), not only the state changes.
+                "PREFECT_SERVER_LOGS_STREAM_OUT_ENABLED": "true",
+                "PREFECT_SERVER_LOGS_STREAM_PUBLISHING_ENABLED": "true"})
     return env
+
+
+def demo_file(prefect_file: Path, home: Path) -> Path:
+    """prefect.yaml with each deployment's parameters updated by its entry of `definitions.demo` (the bundled
+    inputs), written into `home`; a deployment without an entry would read a live source, so it is refused."""
+    config: dict[str, Any] = yaml.safe_load(prefect_file.read_text(encoding="utf-8"))
+    demo = (config.pop("definitions", None) or {}).get("demo") or {}  # its anchors are resolved in each deployment
+    missing = [d["name"] for d in config["deployments"] if d["name"] not in demo]
+    if missing:
+        raise SystemExit(f"serve: --demo: {prefect_file}: no `definitions.demo` entry for {', '.join(missing)}")
+    for deployment in config["deployments"]:
+        deployment["parameters"] = {**deployment.get("parameters", {}), **demo[deployment["name"]]}
+        deployment["description"] = f"(demo: bundled inputs) {deployment.get('description', '')}".strip()
+    path = home / "prefect-demo.yaml"
+    path.write_text(f"# Written by scripts/serve.py --demo from {prefect_file}: do not edit.\n"
+                    + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def caught_signals(pid: int) -> int | None:
+    """The mask of signals `pid` has handlers for (/proc/PID/status SigCgt), None when it cannot be read."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:"):
+                return int(line.split()[1], 16)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class MakeWatch:
+    """Stop when the `make` that runs this script is told to stop, by a signal sent to make alone.
+
+    GNU make (4.3) sent SIGINT, SIGHUP or SIGQUIT alone (`kill -INT <make>`, not Ctrl-C, which reaches the whole
+    process group) passes nothing on: it waits for its recipe, here forever. Its handler first resets the signal to
+    its default, which /proc shows; that, or make gone, is the cue. SIGTERM make passes on itself."""
+
+    def __init__(self) -> None:
+        self.parent = os.getppid()
+        try:
+            name = Path(f"/proc/{self.parent}/comm").read_text().strip()
+        except OSError:
+            name = ""
+        self.caught = caught_signals(self.parent) if name in ("make", "gmake") else None
+
+    def fired(self) -> bool:
+        if self.caught is None:
+            return False
+        if os.getppid() != self.parent:
+            return True
+        now = caught_signals(self.parent)
+        return now is not None and any(self.caught & ~now & (1 << (sig - 1)) for sig in FATAL)
+
+    def start(self, every: float = 0.5) -> None:
+        """A daemon thread that sends this process SIGTERM once fired: the stop then runs wherever the main thread
+        is (waiting for the server, a deploy, or the worker)."""
+        if self.caught is None:
+            return
+
+        def watch() -> None:
+            while not self.fired():
+                time.sleep(every)
+            print("serve: make was told to stop", flush=True)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=watch, name="make-watch", daemon=True).start()
 
 
 def _die_with_parent() -> None:
@@ -97,10 +177,12 @@ def wait_healthy(api: str, server: Process, timeout: float) -> None:
     raise SystemExit(f"serve: the Prefect server did not answer {api}/health within {timeout:.0f} s (see its log)")
 
 
-def serve(home: Path, port: int, prefect_file: Path, startup_timeout: float) -> None:
+def serve(home: Path, port: int, prefect_file: Path, startup_timeout: float, *, demo: bool = False) -> None:
     home.mkdir(parents=True, exist_ok=True)
     env = settings(home.resolve(), port, os.environ)
     api = env["PREFECT_API_URL"]
+    if demo:
+        prefect_file = demo_file(prefect_file, home)
     running: list[Process] = []
     try:
         with (home / "server.log").open("ab") as log:
@@ -112,8 +194,7 @@ def serve(home: Path, port: int, prefect_file: Path, startup_timeout: float) -> 
         prefect(["--no-prompt", "deploy", "--all", "--prefect-file", str(prefect_file)], env, "prefect deploy --all")
         print(f"serve: deployments of {prefect_file} on pool {POOL!r}; the worker runs them in {REPO}", flush=True)
         running.append(Process("worker", [PREFECT, "--no-prompt", "worker", "start", "--pool", POOL], env, None))
-        print(f"serve: ready. Runs by hand: PREFECT_API_URL={api} prefect deployment run FLOW/DEPLOYMENT. "
-              "Ctrl-C stops everything.", flush=True)
+        print(ready(api, demo), flush=True)
         while all(p.alive() for p in running):
             time.sleep(1)
         dead = next(p for p in running if not p.alive())
@@ -121,9 +202,24 @@ def serve(home: Path, port: int, prefect_file: Path, startup_timeout: float) -> 
     except Stop:
         print("serve: stopping the worker, then the server", flush=True)
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the stop short
+        for sig in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C (or make's SIGTERM) must not cut the stop short
+            signal.signal(sig, signal.SIG_IGN)
         for process in reversed(running):  # the worker first: it reports its runs to the server
             process.stop(grace=20)
+
+
+def ready(api: str, demo: bool) -> str:
+    """What the user reads once the stack is up: the UI, how to start a run, how to stop."""
+    cli = os.path.relpath(PREFECT, Path.cwd()) if PREFECT.startswith(str(REPO)) else PREFECT
+    run = f"PREFECT_API_URL={api} {cli} deployment run"
+    lines = [f"serve: ready. The UI: {api.removesuffix('/api')}"]
+    if demo:
+        lines += ["serve: demo: every deployment reads the bundled inputs (no network), outputs in out/serve-demo.",
+                  f"serve: a run now: {run} {TRY} --watch"]
+    else:
+        lines += [f"serve: a run now: {run} FLOW/DEPLOYMENT --watch"]
+    lines += ["serve: Ctrl-C stops everything."]
+    return "\n".join(lines)
 
 
 def _raise_stop(signum: int, frame: object) -> None:
@@ -132,19 +228,24 @@ def _raise_stop(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--home", type=Path, default=REPO / "out" / "prefect",
-                        help="PREFECT_HOME: the server's SQLite database, profiles and logs (default out/prefect)")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="PREFECT_HOME: the server's SQLite database, profiles and logs (default out/prefect, with "
+                        "--demo out/serve-demo/prefect)")
     parser.add_argument("--port", type=int, default=4200, help="the server's port on 127.0.0.1 (default 4200)")
     parser.add_argument("--prefect-file", type=Path, default=REPO / "prefect.yaml", help="the deployments to serve")
     parser.add_argument("--startup-timeout", type=float, default=120.0, help="seconds the server has to start")
+    parser.add_argument("--demo", action="store_true",
+                        help="deploy on the bundled inputs (prefect.yaml's definitions.demo): no network")
     args = parser.parse_args(argv)
+    home = args.home or (DEMO_HOME if args.demo else REPO / "out" / "prefect")
     if not args.prefect_file.is_file():
         raise SystemExit(f"serve: --prefect-file {args.prefect_file}: no such file")
     if not 0 < args.port < 65536:
         raise SystemExit(f"serve: --port {args.port}: not a port")
     signal.signal(signal.SIGINT, _raise_stop)
     signal.signal(signal.SIGTERM, _raise_stop)
-    serve(args.home, args.port, args.prefect_file.resolve(), args.startup_timeout)
+    MakeWatch().start()
+    serve(home, args.port, args.prefect_file.resolve(), args.startup_timeout, demo=args.demo)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
+from lxml.html import HtmlElement
 from parsel import Selector
+
+from timelyqa.page import selector
 
 # `location = '...'`, `location.href='...'`, `window.location.assign("...")`: an onclick that navigates.
 _NAVIGATES = re.compile(r"""location(?:\.href)?\s*(?:=|\.assign\(|\.replace\()\s*['"]([^'"]+)['"]""")
@@ -28,10 +31,12 @@ def _text(node: Selector) -> str:
     return label or ""
 
 
-def clickables(html: str, base_url: str, *, static_hrefs: frozenset[str] | None = None) -> list[Clickable]:
-    """The page's clickables in document order. With `static_hrefs` (the anchors of the page as served), the
-    anchors missing from it are the ones scripts inserted, and are marked `script`."""
-    page = Selector(text=html, base_url=base_url)
+def clickables(html: str | HtmlElement | None, base_url: str, *, static_hrefs: frozenset[str] | None = None
+               ) -> list[Clickable]:
+    """The page's clickables in document order, from its text or its tree as `timelyqa.page` reads them (XHTML
+    included). With `static_hrefs` (the anchors of the page as served), the anchors missing from it are the ones
+    scripts inserted, and are marked `script`."""
+    page = selector(html, base_url)
     base = page.xpath("//base/@href").get() or base_url
     found: list[Clickable] = []
     for node in page.xpath("//a[@href] | //area[@href] | //*[@onclick]"):
@@ -43,10 +48,19 @@ def clickables(html: str, base_url: str, *, static_hrefs: frozenset[str] | None 
         else:
             continue
         if href and not href.startswith(("#", "javascript:", "mailto:", "tel:")):
-            found.append(Clickable(urljoin(base, href), _text(node), kind))
+            found.append(Clickable(_absolute(base, href), _text(node), kind))
     return found
 
 
-def static_hrefs(html: str) -> frozenset[str]:
+def _absolute(base: str, href: str) -> str:
+    # A malformed link (`http://[::1/x`, or a malformed <base>) stays as written: the crawl counts it as url_invalid
+    # (timelyqa.urls) instead of the whole page failing to parse.
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return href
+
+
+def static_hrefs(html: str | HtmlElement | None) -> frozenset[str]:
     """The anchors' hrefs as the server sent them, before any script ran."""
-    return frozenset(h.strip() for h in Selector(text=html).xpath("//a/@href | //area/@href").getall())
+    return frozenset(h.strip() for h in selector(html).xpath("//a/@href | //area/@href").getall())

@@ -18,8 +18,8 @@ from collections import deque
 from typing import Any, BinaryIO, cast
 
 import trafilatura
-from parsel import Selector
 
+from timelyqa.page import PARSE_ERRORS, parse
 from timelyqa.site_tree.facts import extract_facts
 
 Content = dict[str, Any]
@@ -28,14 +28,19 @@ _FRAME = struct.Struct("!I")  # the length of the pickle that follows
 
 def read(html: str | None, url: str, *, with_facts: bool) -> Content:
     """The page's title, its main content as markdown and as plain text (trafilatura, tables kept), and with
-    `with_facts` (a page served without error) its facts as `timelyqa.site_tree.facts` reads them."""
-    if not html:
+    `with_facts` (a page served without error) its facts as `timelyqa.site_tree.facts` reads them. The page is
+    parsed once, by `timelyqa.page` (XHTML, any depth), and every reader reads that tree."""
+    try:
+        tree = parse(html) if html else None
+    except PARSE_ERRORS:  # libxml2 failed on it: the spider recorded the page `unparsable`
+        tree = None
+    if tree is None:
         return {"title": None, "markdown": None, "text": None, "facts": []}
     options = {"url": url, "include_tables": True, "include_comments": False, "fast": True}
-    facts = extract_facts(html) if with_facts else []
-    return {"title": Selector(text=html).xpath("normalize-space(//title)").get() or None,
-            "markdown": trafilatura.extract(html, output_format="markdown", **options),
-            "text": trafilatura.extract(html, output_format="txt", **options),
+    facts = extract_facts(tree) if with_facts else []
+    return {"title": " ".join(tree.xpath("string(//title)").split()) or None,
+            "markdown": trafilatura.extract(tree, output_format="markdown", **options),
+            "text": trafilatura.extract(tree, output_format="txt", **options),
             "facts": [{"label": f.label, "value": f.value, "kind": f.kind, "context": f.context} for f in facts]}
 
 

@@ -90,10 +90,9 @@ class HostGuard:
     def refusal(self, url: str, *, resolve: bool = True) -> Refusal | None:
         """None when `url` may be requested, else why not. `resolve=False` leaves the address to the caller who
         connects (spiders.proxy), checking only names, ports and paths here."""
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if not (where := netloc(url)):  # no canonical form (timelyqa.urls): not a page's address
             return Refusal.NOT_HTTP
-        where = netloc(url)
+        parts = urlsplit(url)
         if where not in self.hosts:
             return Refusal.OFF_SITE
         if resolve and not self.may_be_private(where) and self._is_private(parts.hostname):

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from parsel import Selector
+from timelyqa.page import selector
 
 
 CHROMIUM_ENV = "TIMELYQA_CHROMIUM"
@@ -60,7 +60,7 @@ def browser_path(configured: str | None = None, environ: dict[str, str] | None =
 
 def render_reason(html: str) -> str | None:
     """Why the page as served needs rendering (the rule above), or None when it does not."""
-    page = Selector(text=html)
+    page = selector(html)  # timelyqa.page: an XHTML page's scripts are seen too
     scripts = page.xpath("//script")
     if not scripts:
         return None
@@ -77,7 +77,7 @@ def render_reason(html: str) -> str | None:
 
 def quiet_reason(html: str) -> str:
     """Why a page that `render_reason` passes over is taken as served."""
-    return "no_script" if not Selector(text=html).xpath("//script") else "scripts_change_nothing_seen"
+    return "no_script" if not selector(html).xpath("//script") else "scripts_change_nothing_seen"
 
 
 def playwright_settings(path: str) -> dict[str, Any]:

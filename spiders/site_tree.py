@@ -27,6 +27,7 @@ from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
+from timelyqa import page as pages
 
 RENDERS = ("never", "always", "auto")
 JOURNAL = "pages.jsonl"
@@ -90,8 +91,8 @@ class SiteTreeSpider(Spider):
         final = canonical(response.url)
         if final != key:
             self.alias.setdefault(final, key)
-        html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(response.meta.get("playwright"))
+        html = _html(response, rendered=rendered)
         if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
             if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
                 self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
@@ -133,13 +134,23 @@ class SiteTreeSpider(Spider):
     def _page(self, response: Response, key: str, html: str | None, *, rendered: bool, reason: str
               ) -> Iterator[Any]:
         served = response.meta.get("static_hrefs")
-        found = (clickables(html, response.url, static_hrefs=frozenset(served) if served is not None else None)
-                 if html is not None and response.status < 400 else [])
+        try:
+            tree = pages.parse(html) if html is not None and response.status < 400 else None
+        except pages.PARSE_ERRORS:  # libxml2 failed on it: recorded `unparsable` below, never lost
+            tree = None
+        found = (clickables(tree, response.url, static_hrefs=frozenset(served) if served is not None else None)
+                 if tree is not None else [])
         self.links[key] = [t for c in found if is_crawlable(c.href) for t in [canonical(c.href)]]
+        if invalid := sum(c.href.lower().startswith(("http:", "https:", "//")) and not is_crawlable(c.href)
+                          for c in found):  # a page's web link with no canonical form: counted, the page stands
+            self.crawler.stats.inc_value("guard/url_invalid", invalid)  # crawl_stats.json: refused
         self.fetched.add(key)
         error = None if response.status < 400 else f"http_{response.status}"
         if html is None and error is None:
             error = "not_html"
+        elif error is None and pages.unparsable(html or "", tree):  # content, but nothing read: never a success
+            error = pages.UNPARSABLE
+            self.crawler.stats.inc_value(f"pages/error/{error}")
         yield {"url": key, "final_url": response.url, "status": response.status,
                "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
@@ -205,6 +216,16 @@ class SiteTreeSpider(Spider):
         # keeps every page to one first request).
         return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta,
                        dont_filter=True)
+
+
+def _html(response: Response, *, rendered: bool) -> str | None:
+    """The page's text as `timelyqa.page` decodes its bytes (the header's charset, the page's own declaration, or
+    the charset detected), or None when it is no HTML. A page Chromium built is the text Chromium gave."""
+    if not (isinstance(response, TextResponse) and _is_html(response)):
+        return None
+    if rendered:
+        return response.text
+    return pages.decode(response.body, response.headers.get("Content-Type", b"").decode("latin-1") or None)[0]
 
 
 def _is_html(response: TextResponse) -> bool:

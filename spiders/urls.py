@@ -1,76 +1,23 @@
-"""URL rules every crawl source shares: the canonical form of a URL and the bounds on spider traps."""
+"""URL rules every crawl source shares: the canonical form of a URL (timelyqa.urls, the one check) and the bounds on
+spider traps."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from enum import StrEnum
-from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
-from w3lib.url import canonicalize_url
+from timelyqa.urls import DROPPED_KEYS, DROPPED_PREFIXES, UrlError, canonical, is_crawlable, netloc, why_not
 
-# Query keys that never change the page, compared case-insensitively.
-DROPPED_KEYS = frozenset({
-    # Session ids name the visitor, not the page: every session would re-crawl the whole site.
-    "jsessionid", "phpsessid", "sid", "sessionid", "session_id",
-    # Click and campaign ids say how the visitor arrived; the page is the same for every ad.
-    "gclid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid", "_ga", "ref_src",
-})
-# Analytics campaigns add any utm_* key they like (utm_source, utm_medium, utm_content ...).
-DROPPED_PREFIXES = ("utm_",)
+__all__ = ["DROPPED_KEYS", "DROPPED_PREFIXES", "TrapBounds", "TrapReason", "UrlError", "canonical", "is_crawlable",
+           "netloc", "pattern", "why_not"]
 
-_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
-# Java servers put the session id in the path as a parameter when cookies are off.
-_JSESSIONID_PARAM = re.compile(r";jsessionid=[^/?#;]*", re.IGNORECASE)
 # Hex runs with a digit (hashes, UUID heads, Mongo ids) vary per item like numbers do.
 _HEX_ID = re.compile(r"\b(?=[0-9a-f]*\d)[0-9a-f]{8,}(?:-[0-9a-f]{4,})*\b", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+")
 _DATE = re.compile(r"(?<!\d)(?:19|20)\d\d[/-](?:0?[1-9]|1[0-2])(?!\d)")
 _DATE_KEYS = frozenset({"date", "day", "week", "month", "year"})
-
-
-# `is_crawlable` and `canonical` are cached: a site's menus repeat the same links on every page, and with a hundred
-# links a page, splitting and canonicalising them again took 1.7 ms a page (0.07 ms cached), a quarter of the crawl
-# process's own time.
-
-
-def netloc(url: str) -> str:
-    """host:port with the scheme's default port made explicit: `http://a.org/` and `http://a.org:80/` are one site."""
-    parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme, 0)
-    return f"{(parts.hostname or '').lower()}:{port}"
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def is_crawlable(url: str) -> bool:
-    """True for an http(s) URL with a host: mailto:, javascript:, tel: and data: have no page to fetch."""
-    try:
-        parts = urlsplit(url.strip())
-        return parts.scheme in _DEFAULT_PORTS and bool(parts.hostname)
-    except ValueError:  # a malformed host such as "http://[::1"
-        return False
-
-
-def _dropped(pair: str) -> bool:
-    key = unquote_plus(pair.partition("=")[0]).lower()
-    return key in DROPPED_KEYS or key.startswith(DROPPED_PREFIXES)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def canonical(url: str) -> str:
-    """The URL a page is known by: the same page reached by two spellings gets one identity."""
-    if not is_crawlable(url):
-        raise ValueError(f"not an http(s) URL with a host, cannot canonicalise: {url!r}")
-    scheme, netloc, path, query, _ = urlsplit(url.strip())
-    query = "&".join(p for p in query.split("&") if p and not _dropped(p))
-    # w3lib lower-cases the host, sorts the query, normalises percent-encoding and drops the fragment.
-    url = canonicalize_url(urlunsplit((scheme, netloc, _JSESSIONID_PARAM.sub("", path), query, "")))
-    scheme, netloc, path, query, _ = urlsplit(url)
-    netloc = netloc.removesuffix(_DEFAULT_PORTS[scheme])
-    # Sorted pairs sit side by side, so dict.fromkeys drops repeats and keeps the order.
-    query = "&".join(dict.fromkeys(query.split("&"))) if query else ""
-    return urlunsplit((scheme, netloc, path, query, ""))
 
 
 def pattern(url: str) -> str:

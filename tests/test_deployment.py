@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import subprocess
 import sys
@@ -29,17 +30,13 @@ from timelyqa.sources import sources
 
 # Relative, as a user types them from the repository root: they resolve only if the worker runs the
 # flow in its own checkout, which is what prefect.yaml's pull step and working_dir promise.
-BEFORE, AFTER = "data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2"
-HISTORY = "data/demo/wikipedia-history.xml.bz2"
-DEMO: dict[str, dict[str, Any]] = {
-    "wikidata-weekly": {"api": None, "before": BEFORE, "after": AFTER, "previous": None},
-    "wikipedia-weekly": {"api": None, "dump": HISTORY, "start": "2026-06-01T00:00:00+00:00",
-                         "end": "2026-11-16T00:00:00+00:00", "previous": None},
-    "site-tree-monthly": {"roots": None, "site": "data/demo/site", "domain": "education", "previous": None},
-    "news-daily": {"archive_dir": "data/demo/news"},
-    "official-daily": {"recipes": None, "bundle": "data/demo/official/bundle.yaml"},
-}
+CONFIG = yaml.safe_load((REPO / "prefect.yaml").read_text(encoding="utf-8"))
+SERVE_DEMO: dict[str, dict[str, Any]] = CONFIG["definitions"]["demo"]
+"""What `make serve-demo` deploys each deployment with (prefect.yaml's `definitions.demo`)."""
+DEMO = {name: {k: v for k, v in params.items() if k != "out"} for name, params in SERVE_DEMO.items()
+        if name not in ("release-weekly", "publish-release", "evaluate")}
 """The bundled demo inputs of each source deployment: explicit parameters, as prefect.yaml's comments give them."""
+HISTORY = DEMO["wikipedia-weekly"]["dump"]
 
 
 def deployments() -> dict[str, dict[str, Any]]:
@@ -150,7 +147,7 @@ def run_deployment(name: str, params: dict[str, object], env: dict[str, str], wo
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(420)
+@pytest.mark.timeout(600)
 def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[str, str], Background],
                                                                tmp_path: Path) -> None:
     env, worker = stack
@@ -171,8 +168,17 @@ def test_deployed_flows_run_on_a_worker_and_the_release_loads(stack: tuple[dict[
     crawled = json.loads((st / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["questions"] > 0 and crawled["rendered"] > 0 and crawled["pages"] >= 30
 
-    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp), str(st)], "out": str(release)}, env,
-                   worker)
+    # The news archive and the official world, served on their fixed ports for the run (as `make serve-demo` runs them).
+    news, official = tmp_path / "news", tmp_path / "official"
+    watched = run_deployment("news/news-daily", {**DEMO["news-daily"], "out": str(news)}, env, worker)
+    assert "news data/demo/news" in " ".join(watched.split()), "named by the archive it read"
+    assert json.loads((news / "manifest.json").read_text(encoding="utf-8"))["counts"]["questions"] > 0
+    watched = run_deployment("official/official-daily", {**DEMO["official-daily"], "out": str(official)}, env, worker)
+    assert "official data/demo/official/bundle.yaml" in " ".join(watched.split())
+    assert json.loads((official / "manifest.json").read_text(encoding="utf-8"))["counts"]["questions"] > 0
+
+    run_deployment("release/release-weekly", {"sources": [str(wd), str(wp), str(st), str(news), str(official)],
+                                              "out": str(release)}, env, worker)
     assert (release / "README.md").is_file()
     assert sorted(release.glob("wikidata/test-*.parquet")), sorted(p.name for p in release.rglob("*"))
 
@@ -212,3 +218,88 @@ def test_live_windows_are_the_days_before_the_runs_scheduled_start(monkeypatch: 
     assert wikidata.api_window(None, None, days=7) == (datetime(2026, 11, 16, tzinfo=UTC),
                                                        datetime(2026, 11, 23, tzinfo=UTC))
     assert news._name({"days": 7}) == "news 2026-11-16..2026-11-22"
+
+
+# The README's table of deployments: what each reads and writes by default, when it runs, and what `make serve-demo`
+# gives it instead; computed here from prefect.yaml and the flows' signatures, so neither the table below nor the
+# README's copy of it can drift from them.
+INPUTS = {"wikidata-weekly": ("api", "days"), "wikipedia-weekly": ("api", "days"),
+          "site-tree-monthly": ("roots", "max_depth", "max_pages"), "news-daily": ("api", "days"),
+          "official-daily": ("recipes",), "release-weekly": ("sources",), "publish-release": ("release", "repo"),
+          "evaluate": ("release",)}
+"""The parameters that say what a deployment reads (the rest tune how)."""
+TABLE_HEADER = "| deployment | runs (UTC) | reads by default | writes | re-checks | `make serve-demo` reads |"
+DEPLOYMENTS_TABLE = """\
+| deployment | runs (UTC) | reads by default | writes | re-checks | `make serve-demo` reads |
+|---|---|---|---|---|---|
+| wikidata-weekly | `0 3 * * 1` | api=https://www.wikidata.org/w/api.php, days=7 | out/wikidata | out/release | before=data/demo/wikidata-t0.json.gz, after=data/demo/wikidata-t1.json.bz2 |
+| wikipedia-weekly | `0 3 * * 1` | api=https://en.wikipedia.org/w/api.php, days=7 | out/wikipedia | out/release | dump=data/demo/wikipedia-history.xml.bz2, start=2026-06-01T00:00:00+00:00, end=2026-11-16T00:00:00+00:00 |
+| site-tree-monthly | `0 4 1 * *` | roots=https://www.apache.org/ https://www.python.org/psf/, max_depth=4, max_pages=500 | out/site_tree | out/release | site=data/demo/site, domain=education |
+| news-daily | `0 6 * * *` | api=https://en.wikipedia.org/w/api.php, days=1 | out/news | — | archive_dir=data/demo/news |
+| official-daily | `0 5 * * *` | recipes=data/live/official/recipes | out/official_site | — | bundle=data/demo/official/bundle.yaml |
+| release-weekly | `0 6 * * 1` | sources=out/wikidata out/wikipedia out/site_tree out/news out/official_site | out/release | — | sources=out/serve-demo/wikidata out/serve-demo/wikipedia out/serve-demo/site_tree out/serve-demo/news out/serve-demo/official_site |
+| publish-release | by hand | release=out/release, repo=(give it) | — | — | release=out/serve-demo/release |
+| evaluate | by hand | release=out/release | out/eval | — | release=out/serve-demo/release |
+"""
+"""The table for the README (lines over 120 characters: a Markdown table row cannot wrap)."""
+
+
+def shown(value: Any) -> str:
+    """A value as the table shows it: a parameter with no default must be given (`--param`), none is a dash."""
+    if value is inspect.Parameter.empty:
+        return "(give it)"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return "—" if value is None else str(value)
+
+
+def deployments_table() -> str:
+    """One row per deployment of prefect.yaml: its schedule, and its effective defaults (the flow's signature
+    overridden by the deployment's parameters)."""
+    rows = [TABLE_HEADER, "|---|---|---|---|---|---|"]
+    for name, deployment in deployments().items():
+        path, func = deployment["entrypoint"].split(":")
+        signature = inspect.signature(getattr(importlib.import_module(path), func).fn)
+        values = {**{k: p.default for k, p in signature.parameters.items()}, **deployment["parameters"]}
+        runs = ", ".join(f"`{s['cron']}`" for s in deployment.get("schedules") or []) or "by hand"
+        reads = ", ".join(f"{k}={shown(values[k])}" for k in INPUTS[name])
+        demo = ", ".join(f"{k}={shown(v)}" for k, v in SERVE_DEMO[name].items() if v is not None and k != "out")
+        rows.append(f"| {name} | {runs} | {reads} | {shown(values.get('out'))} | {shown(values.get('previous'))} "
+                    f"| {demo} |")
+    return "\n".join(rows) + "\n"
+
+
+def test_the_deployments_table_says_what_prefect_yaml_and_the_flows_do() -> None:
+    assert deployments_table() == DEPLOYMENTS_TABLE
+
+
+def test_the_readmes_table_of_deployments_is_this_table() -> None:
+    """The README carries DEPLOYMENTS_TABLE as is (its header line marks it): a default changed in prefect.yaml or a
+    flow, and not in the README, fails here."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert TABLE_HEADER in readme, "the README lost its table of deployments"
+    at = readme.index(TABLE_HEADER)
+    lines = readme[at:].splitlines()
+    table = lines[:next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))]
+    assert "\n".join(table) + "\n" == DEPLOYMENTS_TABLE
+
+
+def test_serve_demo_deploys_everything_on_bundled_inputs_with_no_network() -> None:
+    """`make serve-demo`'s parameters: every deployment has them, the flows accept them, each input is a bundled file
+    or folder, none is a URL, and the release reads what the sources write."""
+    found = deployments()
+    assert set(SERVE_DEMO) == set(found)
+    by_hand = {"publish-release": {"repo": "timelyqa/timelyqa"}, "evaluate": {"predictions": "p.jsonl"}}
+    for name, deployment in found.items():
+        demo = {**deployment["parameters"], **SERVE_DEMO[name], **by_hand.get(name, {})}
+        path, func = deployment["entrypoint"].split(":")
+        getattr(importlib.import_module(path), func).validate_parameters(demo)
+        assert "http" not in json.dumps(SERVE_DEMO[name]), f"{name}: a URL in its demo parameters"
+        assert str(SERVE_DEMO[name].get("out", "out/serve-demo/")).startswith("out/serve-demo/"), name
+        for key, value in SERVE_DEMO[name].items():
+            if isinstance(value, str) and value.startswith("data/"):
+                assert (REPO / value).exists(), (name, key, value)
+    sources = [SERVE_DEMO[name]["out"] for name in DEMO]
+    assert SERVE_DEMO["release-weekly"]["sources"] == sources
+    assert SERVE_DEMO["evaluate"]["release"] == SERVE_DEMO["publish-release"]["release"] == \
+        SERVE_DEMO["release-weekly"]["out"]

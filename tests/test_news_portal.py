@@ -312,3 +312,26 @@ def test_a_day_page_whose_text_is_hidden_is_dropped_and_the_others_are_read() ->
     hidden = [d for d in events.rejected if d.item.get("page") == jan5.title]
     assert [(d.reason, d.detail) for d in hidden] == [
         (PortalReject.DAY_PAGE_UNPARSABLE, f"{wiki.endpoint}: {jan5.title!r}: no readable revision text")]
+
+
+# --- citations whose URL has no canonical form (issue 26) -----------------------------------------------------
+
+BAD_PORT = "https://www.reuters.com:99999/world/europe/ukraine-launches-new-attack-kursk-2025-01-05/"
+BAD_HOST = "http://[::1/x"
+GOOD = "https://www.reuters.com/world/europe/ukraine-launches-new-attack-kursk-2025-01-05/"
+
+
+def test_a_citation_whose_url_cannot_be_canonicalised_is_dropped_and_costs_nothing_else() -> None:
+    text = OLD.replace(GOOD, BAD_PORT).replace("url=https://tass.com/defense/1893456", f"url={BAD_HOST}")
+    rows, dropped = parse_day(text, date(2025, 1, 5), page="P", revision="9")
+    expected, _ = parse_day(OLD, date(2025, 1, 5), page="P", revision="9")
+    assert [r["summary"] for r in rows] == [r["summary"] for r in expected], "every event is still read"
+    assert rows[0]["urls"] == [OLD_EVENTS[0].cited[1][0]] and rows[0]["outlets"] == ["AP"]
+    assert rows[1]["urls"] == [OLD_EVENTS[1].cited[1][0]] and rows[1]["outlets"] == ["BBC News"]
+    bad = [d for d in dropped if d.reason is PortalReject.CITATION_URL_INVALID]
+    assert [(d.item["url"], d.item["outlet"], d.item["line"]) for d in bad] == [
+        (BAD_PORT, "Reuters", 6), (BAD_HOST, "TASS", 7)]
+    assert bad[0].detail == f"P (revision 9) line 6: {BAD_PORT!r}: its port is out of range (1-65535), cannot " \
+                            "canonicalise"
+    assert "invalid IPv6 URL" in bad[1].detail
+    assert len(dropped) == len(bad) + len(parse_day(OLD, date(2025, 1, 5), page="P", revision="9")[1])

@@ -118,7 +118,10 @@ def test_a_regex_takes_its_group_or_the_whole_match_and_leaves_out_what_it_does_
     ("£12,000,000", "number", 12000000.0),
     ("0.84%", "number", 0.84),
     (".5", "number", 0.5),
-    ("A-5 road", "number", 5.0),  # a hyphen inside a word is no minus sign
+    ("Rate: 1.0842", "number", 1.0842),
+    ("USD 1.0842", "number", 1.0842),
+    ("1.92 metres", "number", 1.92),
+    ("12 per cent", "number", 12.0),
     ("1,234,567", "integer", 1234567),
     ("4.0", "integer", 4),
     ("\u22123,210", "integer", -3210),
@@ -133,6 +136,7 @@ def test_a_regex_takes_its_group_or_the_whole_match_and_leaves_out_what_it_does_
     ("02/12/2026", "date", date(2026, 12, 2)),  # day first: 2 December
     ("16.11.2026", "date", date(2026, 11, 16)),
     ("2026/11/16", "date", date(2026, 11, 16)),
+    ("Updated: Monday, 16 November 2026, 09:30 GMT", "date", date(2026, 11, 16)),
     ("  Lancaster ", "text", "Lancaster"),
     ("Lancaster", "list", "Lancaster"),
 ])
@@ -151,10 +155,32 @@ def test_typed_reads_values_as_official_pages_write_them(raw: str, kind: Any, ex
     ("16 Brumaire 2026", "date", "it holds no date"),
     ("next week", "date", "it holds no date"),
     ("   ", "text", "it is empty"),
+    # the whole value or nothing (issue 26): a number found inside other text is not the value
+    ("Daily weather for Aldermoor on 2026-11-15", "number", "it holds 3 numbers, not one"),
+    ("Daily weather for Aldermoor on 2026-11-15", "integer", "it holds 3 numbers, not one"),
+    ("Daily weather for Aldermoor on 2026-11-15", "date", "'Daily weather for Aldermoor on' around the date is no "
+                                                          "label, weekday or time"),
+    ("A-5 road", "number", "'A-' before the number is no label or currency"),  # a road's name, not minus five
+    ("Population 2026 estimate", "number", "'Population' before the number is no label"),
+    ("2026 was a record year", "number", "'was a record year' after the number is no unit"),
+    ("1.2 million", "number", "'million' scales the number"),
+    ("between 4 and 6", "number", "it holds 2 numbers"),
+    ("16 November 2026 to 20 November 2026", "date", "'to 20 November 2026' around the date"),
 ])
 def test_typed_says_why_a_value_is_not_of_its_type(raw: str, kind: Any, why: str) -> None:
     with pytest.raises(ValueError, match="^" + why.replace(".", r"\.")):
         typed(raw, kind)
+
+
+def test_a_heading_with_a_date_read_as_a_number_fails_value_invalid_instead_of_answering_the_year() -> None:
+    page = "<html><body><h1>Daily weather for Aldermoor on 2026-11-15</h1><p class='t'>High: 14 °C</p></body></html>"
+    got = evaluate(recipe({"css": "h1", "type": "number"}), [page])
+    assert isinstance(got, Fail) and got.reason == "value_invalid", got
+    assert got.detail == ("'Daily weather for Aldermoor on 2026-11-15' on page 1 is not a number: it holds 3 numbers, "
+                          "not one (a regex can pick the one meant)")
+    picked = evaluate(recipe({"css": "h1", "regex": r"on (\d{4})-", "type": "integer"}), [page])
+    assert picked == Value(value=2026, text="2026", number=2026.0), "a regex picks the number out"
+    assert evaluate(recipe({"css": "p.t", "type": "number"}), [page]) == Value(value=14.0, text="14", number=14.0)
 
 
 # ---- evaluate: across pages, each combine

@@ -489,9 +489,9 @@ def test_live_resolve_end_to_end_with_at_var_and_out(tmp_path: Path) -> None:
         again = timelyqa("live", "resolve", "--recipes", tmp_path / "test-00000-of-00001.parquet",
                          "--at", "2026-11-17T03:00:00Z", *(f"--var={k}={v}" for k, v in world.vars.items()),
                          "--out", tmp_path / "again")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr  # broken.yaml was refused: not every recipe answered
     assert f"refused: {bad}: extract.type: must be one of" in " ".join(proc.stderr.split())
-    assert "2 of 2 recipes answered" in proc.stdout
+    assert "2 of 2 recipes answered" in proc.stdout and "1 recipe(s) refused" in proc.stdout
     frame = pl.read_parquet(tmp_path / "out" / "answers.parquet")
     kirkby = f"{min(readings('kirkby', date(2026, 11, 16))):.2f} m"  # Los Angeles: still the 16th
     cpi = f"{indicator('cpi', date(2026, 11, 17)):.1f}"  # London: the 17th

@@ -283,9 +283,20 @@ def test_a_percentage_recipe_asks_in_percent_and_a_count_keeps_its_noun() -> Non
 def test_an_answer_that_is_not_of_its_declared_type_is_kept_as_text() -> None:
     tiny = fixture_recipe("unemployment-latest", unit=None, valid=None)
     assert declared(tiny) == "number"
-    row = typed(tiny, "1e-05").row()  # how extract writes 0.00001 without a round
+    row = typed(tiny, "1e-05").row()  # how extract wrote 0.00001 without a round, before it wrote digits only
     assert (row["answer"], row["answer_type"]) == ("1e-05", "text")
     assert grade("1e-05", gold(row)) == 1.0
+
+
+def test_a_tiny_or_huge_number_is_written_in_digits_and_typed_as_its_recipe_declares() -> None:
+    from timelyqa.official.extract import Value, finish
+
+    tiny = fixture_recipe("unemployment-latest", unit=None, valid=None)
+    got = finish(tiny, [["0.00001%"]])
+    assert isinstance(got, Value) and got.text == "0.00001"
+    row = typed(tiny, got.text).row()
+    assert (row["answer"], row["answer_type"], row["answer_value"]["number"]) == ("0.00001", "number", "0.00001")
+    assert grade("0.00001", gold(row)) == 1.0 and grade("0.00002", gold(row)) == 0.0
 
 
 # ---- the real crawl -------------------------------------------------------------------------------------------

@@ -252,14 +252,14 @@ def test_live_resolve_runs_workflows_only_with_allow_workflows_and_only_from_fil
     at = ["--at", "2026-11-17T03:00:00+00:00"]
 
     without = timelyqa("live", "resolve", "--recipes", recipes, *at, "--out", tmp_path / "without")
-    assert without.returncode == 0, without.stderr
+    assert without.returncode == 1, without.stderr  # no answer: a script must see it
     row = pl.read_parquet(tmp_path / "without" / "answers.parquet").row(0, named=True)
     assert (row["status"], row["reason"], row["answer"]) == ("failed", "workflow_not_allowed", None)
     assert "0 of 1 recipes answered" in without.stdout
 
     parquet = release_parquet(recipes, tmp_path / "test.parquet")
     released = timelyqa("live", "resolve", "--recipes", parquet, *at, "--allow-workflows", "--out", tmp_path / "rel")
-    assert released.returncode == 0, released.stderr
+    assert released.returncode == 1, released.stderr
     assert pl.read_parquet(tmp_path / "rel" / "answers.parquet")["reason"].to_list() == ["workflow_not_allowed"]
 
     allowed = timelyqa("live", "resolve", "--recipes", recipes, *at, "--allow-workflows", "--workflow-timeout", "20",
@@ -270,7 +270,7 @@ def test_live_resolve_runs_workflows_only_with_allow_workflows_and_only_from_fil
 
     nowhere = timelyqa("live", "resolve", "--recipes", recipes, *at, "--allow-workflows", "--out", tmp_path / "none",
                        TIMELYQA_BWRAP=str(tmp_path / "no-such-bwrap"))
-    assert nowhere.returncode == 0, nowhere.stderr
+    assert nowhere.returncode == 1, nowhere.stderr
     row = pl.read_parquet(tmp_path / "none" / "answers.parquet").row(0, named=True)
     assert (row["status"], row["reason"], row["answer"]) == ("failed", "workflow_sandbox_unavailable", None)
     assert row["detail"] == (f"wf.py: not run: no bubblewrap at {tmp_path / 'no-such-bwrap'} (install Debian's "

@@ -136,6 +136,17 @@ def test_export_refuses_a_wrong_setting_before_writing(release: Path, tmp_path: 
     assert not (tmp_path / "review.jsonl").exists()
 
 
+def test_export_never_overwrites_a_file_without_force(release: Path, tmp_path: Path) -> None:
+    out = tmp_path / "review.jsonl"
+    out.write_text('{"id": "x", "decision": "accept"}\n', encoding="utf-8")  # a reviewer's work, not imported yet
+    with pytest.raises(ConfigError, match="review.jsonl: --out exists already") as caught:
+        export_review(release, "toy", out)
+    assert "--force" in str(caught.value) and "\n" not in str(caught.value)
+    assert out.read_text(encoding="utf-8") == '{"id": "x", "decision": "accept"}\n', "not a byte changed"
+    assert export_review(release, "toy", out, force=True).rows == 3
+    assert len(read_lines(out)) == 3
+
+
 def reviewed_file(tmp_path: Path) -> Path:
     lines = [
         line(CRAIL, "accept"),  # 1
@@ -281,6 +292,12 @@ def test_the_review_commands_round_trip(release: Path, articles: Path, tmp_path:
     exported = timelyqa("review", "export", release, "--config", "toy", "--out", out, "--articles", articles)
     assert exported.returncode == 0, exported.stderr
     assert "3 test rows to review" in exported.stdout
+    before = out.read_bytes()
+    again = timelyqa("review", "export", release, "--config", "toy", "--out", out)
+    assert again.returncode == 2 and out.read_bytes() == before, "an existing file is kept"
+    assert again.stderr.strip().splitlines()[-1].startswith(f"error: {out}: --out exists already")
+    forced = timelyqa("review", "export", release, "--config", "toy", "--out", out, "--force", "--articles", articles)
+    assert forced.returncode == 0, forced.stderr
     items = read_lines(out)
     items[0]["decision"], items[1]["decision"] = "accept", "perhaps"
     out.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")

@@ -1,4 +1,6 @@
-"""`make serve` end to end: its stack runs a flow run that its scheduler created, and Ctrl-C leaves nothing."""
+"""`make serve` end to end: its stack runs a flow run that its scheduler created, and Ctrl-C leaves nothing;
+`make serve-demo` runs offline on the bundled inputs, a failed run's reason shows in `--watch`, and a signal sent to
+make alone stops it all."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.prefect_server import REPO, free_port, prefect_env
+from tests.prefect_server import REPO, free_port, prefect, prefect_env
 
 VENV = Path(sys.executable).parent.parent
 HISTORY = "data/demo/wikipedia-history.xml.bz2"
@@ -145,3 +147,136 @@ def test_make_serve_runs_a_scheduled_flow_run_and_ctrl_c_leaves_no_process(tmp_p
     left = {pid for pid in started if Path(f"/proc/{pid}").exists()} | with_home(home)
     assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left if Path(f"/proc/{pid}").exists()]
     assert not port_taken(port)
+
+
+def start_make(target: str, serve_args: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """The Makefile's target as a user runs it; -o: the test's own venv is set up already, never re-synced here."""
+    args = ["make", "--no-print-directory", "-o", f"{VENV}/.synced", f"VENV={VENV}", target, f"SERVE_ARGS={serve_args}"]
+    with log.open("wb") as sink:
+        return subprocess.Popen(args, cwd=REPO, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_for(text: str, log: Path, make: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in log.read_text(errors="replace"):
+        assert make.poll() is None, f"make exited {make.returncode}:\n{log.read_text()[-4000:]}"
+        assert time.monotonic() < deadline, f"no {text!r} in {timeout:.0f} s:\n{log.read_text()[-4000:]}"
+        time.sleep(0.5)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(480)
+def test_make_serve_demo_runs_offline_reports_a_failure_and_a_signal_to_make_alone_stops_all(tmp_path: Path) -> None:
+    home, port = tmp_path / "prefect-home", free_port()
+    env = prefect_env(home, port)
+    for name in ("PREFECT_API_URL", "PREFECT_UI_API_URL", "PREFECT_HOME", "PREFECT_SERVER_UI_ENABLED"):
+        env.pop(name)  # serve.py sets them from --home and --port, as it does for a user; the UI stays on
+    # Offline: any request leaving the machine goes to a proxy that is not there (the stack itself is on loopback).
+    env.update({"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+                "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
+                "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"})
+    log = tmp_path / "serve.log"
+    make = start_make("serve-demo", f"--home {home} --port {port}", env, log)
+    started: set[int] = set()
+    try:
+        wait_for("Ctrl-C stops everything", log, make, 240)
+        text = log.read_text()
+        ui = f"http://127.0.0.1:{port}"
+        assert f"serve: ready. The UI: {ui}\n" in text, text
+        with urllib.request.urlopen(ui, timeout=10) as page:
+            assert page.status == 200 and b"<html" in page.read().lower(), "the printed address serves the UI"
+        # The command the demo prints, as printed (with a scratch `out`: the demo's own is in the repository).
+        (command,) = [line.split("a run now: ", 1)[1] for line in text.splitlines() if "a run now: " in line]
+        assert command.endswith("deployment run wikipedia/wikipedia-weekly --watch"), command
+        api_env = {**env, "PREFECT_API_URL": f"{ui}/api", "PREFECT_HOME": str(home)}
+        out = tmp_path / "wp"
+        run = prefect(["deployment", "run", "wikipedia/wikipedia-weekly", "--param", f"out={out}", "--watch",
+                       "--watch-timeout", "200"], env=api_env, cwd=REPO, timeout=240)
+        started |= descendants(make.pid)
+        assert run.returncode == 0, f"{run.stdout[-4000:]}{run.stderr[-2000:]}\n{log.read_text()[-3000:]}"
+        # Named by the window it read (the flow's name is beside it in the UI).
+        assert "prefect.flow-run.Completed * wikipedia 2026-06-01..2026-11-16" in " ".join(run.stdout.split())
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["counts"]["questions"] > 0 and manifest["inputs"]["dump"]["path"] == HISTORY
+
+        # A failed run says why, in --watch's output and in the run's logs: one line, not only "Failed".
+        missing = tmp_path / "no-source-here"
+        failed = prefect(["deployment", "run", "release/release-weekly", "--param", f'sources=["{missing}"]',
+                          "--param", f"out={tmp_path / 'release'}", "--watch", "--watch-timeout", "200"],
+                         env=api_env, cwd=REPO, timeout=240)
+        reason = f"ConfigError: sources: none of {missing} holds a source output (manifest.json); run a source flow first"
+        shown = " ".join(failed.stdout.split())  # rich wraps long lines at the terminal's width
+        assert failed.returncode == 1 and "Flow run finished in state 'Failed'." in shown, failed.stdout
+        assert f"timelyqa.flow-run.failed * {reason}" in shown, failed.stdout
+        assert "Traceback" not in failed.stdout, "a reason, not a bug: no traceback"
+        (flow_run,) = [r for r in api_call(f"{ui}/api", "/flow_runs/filter", {}) if r["state_type"] == "FAILED"]
+        assert flow_run["state"]["message"] == reason
+        logs = api_call(f"{ui}/api", "/logs/filter", {"logs": {"flow_run_id": {"any_": [flow_run["id"]]}}})
+        assert reason in [entry["message"] for entry in logs], [entry["message"] for entry in logs]
+        started |= descendants(make.pid) | with_home(home)
+        assert len(with_home(home)) >= 2, "the server and the worker run with the stack's PREFECT_HOME"
+    finally:
+        # Sent to make alone, as a supervisor or `kill -INT <pid of make>` does: make passes nothing on.
+        stop_at = time.monotonic()
+        os.kill(make.pid, signal.SIGINT)
+        try:
+            make.wait(90)
+        except subprocess.TimeoutExpired:
+            os.killpg(make.pid, signal.SIGKILL)
+            for pid in descendants(make.pid) | started | with_home(home):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            raise
+    stopped_in = time.monotonic() - stop_at
+    text = log.read_text()
+    assert "serve: make was told to stop" in text and "serve: stopping the worker, then the server" in text, text
+    time.sleep(1)
+    left = {pid for pid in started if Path(f"/proc/{pid}").exists()} | with_home(home)
+    assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left if Path(f"/proc/{pid}").exists()]
+    assert not port_taken(port)
+    assert stopped_in < 45, f"the stop took {stopped_in:.0f} s"
+
+
+WATCHED = """\
+import signal, sys, time
+sys.path.insert(0, "scripts")
+import serve
+
+def stop(signum, frame):
+    raise serve.Stop
+signal.signal(signal.SIGINT, stop)
+signal.signal(signal.SIGTERM, stop)
+serve.MakeWatch().start(every=0.1)
+print("ready", flush=True)
+try:
+    time.sleep(60)
+    print("not stopped", flush=True)
+except serve.Stop:
+    print("stopped", flush=True)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_make_alone_stops_what_its_recipe_runs(tmp_path: Path, sig: signal.Signals) -> None:
+    """GNU make passes SIGTERM on to its recipe but only waits on SIGINT or SIGHUP: the recipe sees it anyway."""
+    (tmp_path / "watched.py").write_text(WATCHED, encoding="utf-8")
+    (tmp_path / "Makefile").write_text(f"run:\n\t{sys.executable} watched.py\n", encoding="utf-8")
+    (tmp_path / "scripts").symlink_to(REPO / "scripts")
+    log = tmp_path / "log"
+    with log.open("wb") as sink:
+        make = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=tmp_path, stdout=sink,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 20
+        while "ready" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(make.pid, sig)
+        make.wait(10)
+    finally:
+        if make.poll() is None:
+            os.killpg(make.pid, signal.SIGKILL)
+    text = log.read_text()
+    assert "stopped" in text.splitlines() and "not stopped" not in text, text
+    assert make.returncode == -sig, (make.returncode, text)

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from timelyqa import urls
 from timelyqa.errors import ConfigError
 
 _VERSION = re.compile(r"v?[0-9A-Za-z][0-9A-Za-z._-]{0,63}")
@@ -26,6 +27,8 @@ def http_url(url: str, option: str) -> str:
         raise ConfigError(f"{option} {url!r}: not an http(s) URL (it holds a space or a control character)")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{option} {url!r}: not an http(s) URL with a host (like https://example.org/...)")
+    if (why := urls.why_not(url)) is not None:  # the one check the crawl applies: refused here, before any work
+        raise ConfigError(f"{option} {why}")
     return url
 
 

@@ -330,14 +330,16 @@ def review_export(
     out: Annotated[Path, typer.Option(help="JSON lines file for the reviewer")],
     articles: Annotated[Path | None, typer.Option(help="a parquet with columns url and text (the news source's "
                                                   "articles.parquet): adds an excerpt around each answer")] = None,
+    force: Annotated[bool, typer.Option(help="overwrite --out if it exists (it may hold a reviewer's decisions)")]
+    = False,
 ) -> None:
     """Write the config's test rows that have no decision yet, each with an empty `decision` to fill with accept or
-    reject."""
+    reject. An existing --out is never overwritten without --force."""
     from publish.review import export_review
 
     with _one_line_errors():
         checks.out_file(out, "--out")
-        result = export_review(release_dir, config, out, articles=articles)
+        result = export_review(release_dir, config, out, articles=articles, force=force)
     typer.echo(result.summary())
 
 

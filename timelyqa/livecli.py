@@ -27,6 +27,10 @@ AllowHostOption = Annotated[list[str] | None, typer.Option(
     "--var); repeat for several")]
 
 
+SOME_FAILED = 1
+"""`live resolve`'s exit status when a recipe failed or was refused: a script sees that answers are missing."""
+
+
 def allowed_hosts(entries: list[str] | None) -> list[str]:
     """The --allow-host entries, each checked (HOST or HOST:PORT); ConfigError naming a bad one."""
     from timelyqa.official.origin import allow_host
@@ -75,7 +79,8 @@ def resolve(
 ) -> None:
     """Answer every recipe at the clock: `answers.parquet` gets each recipe's answer, or its failure and reason.
     Each recipe reaches its own host only; a release's recipes reach public addresses only, unless you name a host
-    with --allow-host or --var."""
+    with --allow-host or --var. Exit status: 0 every recipe answered, 1 some failed or were refused (answers.parquet
+    is written all the same), 2 bad input (nothing is resolved)."""
     import polars as pl
 
     from timelyqa.cli import _one_line_errors, console
@@ -105,7 +110,10 @@ def resolve(
                       f"{row['reason']}: {row['detail']}")
     console.print(table)
     ok = frame.filter(pl.col("status") == "ok").height
-    typer.echo(f"{ok} of {frame.height} recipes answered in {path}")
+    refused = f"; {len(catalog.refused)} recipe(s) refused" if catalog.refused else ""
+    typer.echo(f"{ok} of {frame.height} recipes answered in {path}{refused}")
+    if ok < frame.height or catalog.refused:
+        raise typer.Exit(SOME_FAILED)
 
 
 @live_app.command("health")

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import trafilatura
+from lxml.html import HtmlElement
 
 from timelyqa.news.articles import ArticleReject
 from timelyqa.news.pagekind import is_article, key, one_story, parse
@@ -51,10 +52,11 @@ class Extracted:
 def extract(html: str, url: str) -> Extracted:
     """The article in `html`, served at `url`."""
     host = urlsplit(url).hostname or ""
-    doc = trafilatura.bare_extraction(html, url=url, with_metadata=True, **PRECISION)
+    tree = parse(html)  # timelyqa.page: XHTML and any depth; trafilatura copies the tree before it cuts it
+    page = tree if tree is not None else html
+    doc = trafilatura.bare_extraction(page, url=url, with_metadata=True, **PRECISION)
     title = ((doc.title or "").strip() or None) if doc is not None else None
-    text = _body(html, url, (doc.text or "") if doc is not None else "")
-    tree = parse(html)
+    text = _body(page, url, (doc.text or "") if doc is not None else "")
     text = one_story(tree, _without_headline(text, title)).strip()
     reject = None
     if not text:
@@ -66,7 +68,7 @@ def extract(html: str, url: str) -> Extracted:
                      text=text or None, reject=reject)
 
 
-def _body(html: str, url: str, precise: str) -> str:
+def _body(html: str | HtmlElement, url: str, precise: str) -> str:
     """The precision run's text, or the recall run's when the precision run has cut the article."""
     recalled = trafilatura.extract(html, url=url, with_metadata=False, **RECALL) or ""
     chosen = recalled if len(precise.strip()) < CUT_SHARE * len(recalled.strip()) else precise

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import polars as pl
 import yaml
 
+from timelyqa import urls
 from timelyqa.errors import ConfigError
 from timelyqa.news.articles import ArticleReject
 from timelyqa.news.frames import DROP_SCHEMA, LINK_SCHEMA
@@ -32,14 +33,7 @@ DEFAULT_PORTS = (80, 443)
 def host_port(url: str) -> tuple[str, int] | None:
     """The lower-case host (no trailing dot) and port (the scheme's default when none is written) of an http(s)
     URL, or None for any other."""
-    try:
-        parts = urlsplit(url.strip())
-        host, port = (parts.hostname or "").rstrip("."), parts.port
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not host:
-        return None
-    return host, port or {"http": 80, "https": 443}[parts.scheme]
+    return urls.host_port(url)  # the one check: a URL with no canonical form is on no outlet
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +156,8 @@ def plan_links(events: pl.DataFrame, outlets: Outlets) -> tuple[pl.DataFrame, pl
                 continue
             seen.add((url, event["event_id"]))
             name = cited[i] if i < len(cited) else None
-            try:
-                parts = urlsplit(url)
-                is_http = parts.scheme in ("http", "https") and bool(parts.hostname)
-            except ValueError:
-                is_http = False
+            why = urls.why_not(url)  # the one check: what cannot be canonicalised is never requested
+            is_http = why is None
             outlet = outlets.match(url) if is_http else None
             if outlet is not None:
                 links.append({"url": url, "event_id": event["event_id"], "event_date": event["date"],
@@ -174,8 +165,9 @@ def plan_links(events: pl.DataFrame, outlets: Outlets) -> tuple[pl.DataFrame, pl
                 continue
             reason = ArticleReject.OUTLET_NOT_ALLOWED if is_http else ArticleReject.NOT_HTTP
             listed = Path(outlets.source).name
+            parts = urlsplit(url)
             detail = (f"{parts.netloc}{parts.path or '/'} is on no outlet of the allow-list ({listed})" if is_http
-                      else f"{url!r} is no http(s) URL")
+                      else str(why))
             dropped.append({"url": url, "event_id": event["event_id"], "outlet": name, "reason": str(reason),
                             "detail": detail})
     return (pl.DataFrame(links, schema=LINK_SCHEMA, orient="row"),

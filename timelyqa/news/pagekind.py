@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-import lxml.html
-from lxml.etree import ParserError
 from lxml.html import HtmlElement
+
+from timelyqa import page
 
 MIN_LETTERS = 200
 """Fewer letters (word characters) than this and a page is no article (a video page, a stub, a paywall's teaser):
@@ -34,11 +34,8 @@ def letters(keyed: str) -> int:
 
 
 def parse(html: str) -> HtmlElement | None:
-    """The page's tree, or None for a page lxml cannot read (empty, or no markup at all)."""
-    try:
-        return lxml.html.fromstring(html)
-    except (ParserError, ValueError):
-        return None
+    """The page's tree as `timelyqa.page` reads it (XHTML, any depth), or None for a page with nothing to read."""
+    return page.parse(html)
 
 
 def one_story(tree: HtmlElement | None, text: str) -> str:

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import mwparserfromhell
 import polars as pl
 from mwparserfromhell.nodes import ExternalLink, Tag, Template, Text, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
+from timelyqa import urls
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.news.frames import EVENT_SCHEMA, event_id
 from timelyqa.reasons import Reason
@@ -62,6 +62,9 @@ class PortalReject(Reason):
                         ("a news line gives no event: its summary is empty once rendered, its markup is malformed, "
                          "it comes before any category, or it is a topic with no items under it"))
     EVENT_DUPLICATE = "event_duplicate", "the day page states the same summary twice; the first one is kept"
+    CITATION_URL_INVALID = ("citation_url_invalid",
+                            ("a cited web link has no canonical form (a port out of range, a malformed host, a "
+                             "backslash): that citation is dropped, its event keeps the others"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +250,12 @@ def parse_day(wikitext: str, day: date, *, page: str, revision: str) -> tuple[li
             drop(PortalReject.EVENT_DUPLICATE, f"the same summary again: {summary!r:.120}")
         else:
             seen.add(eid)
+            for url, outlet in links:
+                if url.lower().startswith(("http://", "https://")) and (why := urls.why_not(url)) is not None:
+                    dropped.append(Dropped({**item, "line": first + n, "url": url, "outlet": outlet},
+                                           PortalReject.CITATION_URL_INVALID, f"{where} line {first + n}: {why}"))
+            links = [(u, o) for u, o in links if not u.lower().startswith(("http://", "https://")) or
+                     urls.is_crawlable(u)]
             rows.append({"event_id": eid, "date": day, "category": category,
                          "topic": topics[-1][1] if topics else None, "summary": summary,
                          "urls": [u for u, _ in links], "outlets": [o for _, o in links], "page": page,
@@ -312,7 +321,7 @@ def _citations(code: Wikicode) -> list[tuple[str, str]]:
             name = next((_plain(node.get(k).value) for k in _OUTLET_KEYS if node.has(k)), "")
         else:
             continue
-        out.setdefault(url, name.strip(" ()[]") or urlsplit(url).hostname or url)
+        out.setdefault(url, name.strip(" ()[]") or (urls.host_port(url) or (url,))[0])
     return list(out.items())
 
 

@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-
-from parsel import Selector
+from decimal import Decimal
 
 from timelyqa.official.origin import cut
 from timelyqa.official.reasons import Failure
 from timelyqa.official.recipe import Extract, Kind, Recipe, answer_kind, compile_regex
+from timelyqa.page import selector
 
 Typed = float | int | date | str
 LIST_SEPARATOR = "; "
@@ -45,10 +45,11 @@ def _collapse(text: str) -> str:
 
 def matches(html: str, extract: Extract) -> list[str]:
     """Each match's text in page order (an element's whole text, an attribute's value), through `regex` if given:
-    its group, or the whole match; a string the regex does not match is left out."""
+    its group, or the whole match; a string the regex does not match is left out. The page is read by
+    `timelyqa.page` (XHTML with its declaration, any depth)."""
     if not html.strip():
         return []
-    page = Selector(text=html)
+    page = selector(html)
     nodes = page.css(extract.css) if extract.css is not None else page.xpath(extract.xpath or "")
     texts = [_collapse(n.root if isinstance(n.root, str) else
                        str(n.root) if isinstance(n.root, int | float) else n.xpath("string()").get() or "")
@@ -78,7 +79,21 @@ _DATES = [  # (pattern, order of year, month, day groups); day first for numbers
 ]
 
 
+# What may stand around a whole value: a label ending in a colon ("Level:"), a currency before a number ("£",
+# "USD "), a unit of at most two words after it ("m", "km²", "°C", "per cent", "people"), a weekday before a date and a
+# time after it. Anything else (another number, a sentence) means the match is not the value: a regex picks it out.
+_LABEL = r"(?:[^\d:]{1,40}:\s*)?"
+_BEFORE_NUMBER = re.compile(rf"^{_LABEL}(?:[£$€¥₹]|[A-Z]{{3}})?$")  # `before` comes stripped
+_UNIT = re.compile(r"^[^\d\s][^\d\s]{0,11}(?:\s+[^\d\s]{1,12})?$")
+_SCALE = re.compile(r"^(?:thousand|million|billion|trillion|bn|mn)\b", re.IGNORECASE)
+_BEFORE_DATE = re.compile(rf"^{_LABEL}(?:the\s+)?(?:(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+                          r"(?:day|sday|nesday|rsday|urday)?\.?,?\s+)?$", re.IGNORECASE)
+_AFTER_DATE = re.compile(r"^(?:(?:T|,?\s+(?:at\s+)?)\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[ap]\.?m\.?)?\s*"
+                         r"(?:Z|[+-]\d{2}:?\d{2}|UTC|GMT|[A-Z]{2,4})?)?\.?$", re.IGNORECASE)
+
+
 def _number(raw: str) -> tuple[float, str]:
+    """The one number `raw` is (a label, a currency and a unit around it allowed); ValueError saying why not."""
     m = _NUMBER.search(raw)
     if m is None:
         raise ValueError("it holds no number")
@@ -89,11 +104,26 @@ def _number(raw: str) -> tuple[float, str]:
     digits = re.sub(r"[,\u00a0\u202f]", "", m.group(2))
     sign = m.group(1) if m.group(1) and (m.start() == 0 or not raw[m.start() - 1].isalnum()) else ""
     negative = sign in ("-", "\u2212")
+    _whole(raw, raw[:m.start(2) - len(sign)].strip(), raw[m.end():].strip())
     return (-1 if negative else 1) * float(digits), ("-" if negative else "") + digits
 
 
+def _whole(raw: str, before: str, after: str) -> None:
+    """ValueError unless the number found is the whole value: "2026" in "Daily weather for Aldermoor on 2026-11-15"
+    is not the page's number, and answering it would be a silent wrong answer."""
+    if (count := len(_NUMBER.findall(raw))) > 1:
+        raise ValueError(f"it holds {count} numbers, not one (a regex can pick the one meant)")
+    if not _BEFORE_NUMBER.match(before):
+        raise ValueError(f"{_short(before)} before the number is no label or currency (a regex can pick the number "
+                         "out)")
+    if after and _SCALE.match(after):
+        raise ValueError(f"{_short(after)} scales the number, which is not read as such")
+    if after and not _UNIT.match(after):
+        raise ValueError(f"{_short(after)} after the number is no unit (a regex can pick the number out)")
+
+
 def _date(raw: str) -> date:
-    found: list[tuple[int, date]] = []
+    found: list[tuple[int, date, int]] = []
     for pattern, (y, mo, d) in _DATES:
         for m in pattern.finditer(raw):
             month_text = m.group(mo)
@@ -101,13 +131,19 @@ def _date(raw: str) -> date:
             if month is None:
                 continue
             try:
-                found.append((m.start(), date(int(m.group(y)), month, int(m.group(d)))))
+                found.append((m.start(), date(int(m.group(y)), month, int(m.group(d))), m.end()))
             except ValueError:
                 raise ValueError(f"{m.group(0)!r} is not a day of the calendar") from None
             break
     if not found:
         raise ValueError("it holds no date (2026-11-16, 16 November 2026, November 16, 2026, 16/11/2026)")
-    return min(found, key=lambda pair: pair[0])[1]
+    start, day, end = min(found, key=lambda t: t[0])
+    before, after = raw[:start].strip(), raw[end:].strip()
+    if not _BEFORE_DATE.match(before + " " if before else "") or not _AFTER_DATE.match(after):
+        extra = before if not _BEFORE_DATE.match(before + " " if before else "") else after
+        raise ValueError(f"{_short(extra)} around the date is no label, weekday or time (a regex can pick the date "
+                         "out)")
+    return day
 
 
 def typed(raw: str, kind: Kind) -> float | int | date | str | list[str]:
@@ -127,7 +163,11 @@ def typed(raw: str, kind: Kind) -> float | int | date | str | list[str]:
 
 
 def _shortest(number: float) -> str:
-    return str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+    # The shortest digits that read back as the float, never in exponent form: "1e-05" is no number the answer's
+    # type reads (typed.typed would keep it as text), "0.00001" is.
+    if number.is_integer() and abs(number) < 1e15:
+        return str(int(number))
+    return format(Decimal(repr(number)), "f") if math.isfinite(number) else repr(number)
 
 
 def _format(value: object, kind: str, digits: int | None = None) -> str:

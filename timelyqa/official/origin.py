@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
 from timelyqa.official.clock import DAY, is_date_expression
+from timelyqa.urls import netloc
 
 _HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?" \
         r"|\[[0-9A-Fa-f:.]+\])"
@@ -92,14 +92,7 @@ def check_origin(name: str, value: str) -> None:
 
 def host_port(url: str) -> str | None:
     """host:port of an http(s) URL, the scheme's default port made explicit (as the crawl's guard compares them)."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
-    except ValueError:
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return None
-    return f"{parts.hostname.lower()}:{port}"
+    return netloc(url) or None  # the one check (timelyqa.urls): a URL with no canonical form names no host
 
 
 def allow_host(text: str) -> str:

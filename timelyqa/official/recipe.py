@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import reprlib
+import string
 from collections.abc import Mapping
 from datetime import date, datetime
 from functools import lru_cache
@@ -23,6 +24,7 @@ from cssselect import SelectorError
 from parsel import Selector
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from timelyqa import urls
 from timelyqa.errors import ConfigError
 from timelyqa.official.clock import DAY, VAR_NAME, is_date_expression, placeholders, resolve_date, zone
 from timelyqa.official.origin import check_origin, check_template, clip, cut, origin_variable
@@ -352,6 +354,19 @@ def _check_url(r: Recipe) -> None:
             check_origin(origin, r.vars[origin])
         except ValueError as exc:
             raise _FieldError(f"vars.{origin}", str(exc)) from None
+    if origin is None or origin in r.vars:  # an origin given by --var only is checked once filled (resolve.plan)
+        _check_canonical(r.fetch.url, r.vars)
+
+
+def _check_canonical(template: str, variables: Mapping[str, str]) -> None:
+    # The one URL check (timelyqa.urls), on the URL with each date and variable filled by a stand-in: a port out of
+    # range or a malformed host refuses this recipe when it is read, never the run that fetches every recipe's pages.
+    sample = "".join(text + ("" if name is None else variables.get(name, "x"))
+                     for text, name, _, _ in string.Formatter().parse(template))
+    try:
+        urls.canonical(sample)
+    except urls.UrlError as exc:
+        raise _FieldError("fetch.url", f"{cut(template)} has no canonical form: {exc.why}") from None
 
 
 def answer_kind(r: Recipe) -> Kind:

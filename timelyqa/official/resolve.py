@@ -27,6 +27,7 @@ from timelyqa.official.reasons import Failure, RecipeReject
 from timelyqa.official.recipe import Recipe, recipe_path
 from timelyqa.official.typed import typed
 from timelyqa.record import RECORD_SCHEMA
+from timelyqa.urls import why_not
 
 ANSWERS = "answers.parquet"
 LIVE_TOLERANCE = timedelta(hours=1)
@@ -96,6 +97,8 @@ def plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], *, now: dat
         days = clock.each_days(recipe.each_day.start, recipe.each_day.end, today) if recipe.each_day else [None]
         for day in days:
             url, used = clock.render(template, today=today, variables=names, day=day)
+            if (why := why_not(url)) is not None:  # the one URL check: this recipe fails, the others are fetched
+                raise ValueError(why)
             urls.append(url)
             dates.update(dict.fromkeys((name, date.fromisoformat(iso)) for name, iso in used.items()))
     except ValueError as exc:

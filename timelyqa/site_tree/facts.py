@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import polars as pl
 from lxml import etree
-from parsel import Selector
+from lxml.html import HtmlElement
+
+from timelyqa.page import tree_of
 
 FACTS_PARSER = "site_facts_v2"
 """The versioned name of these rules: a change to what they extract gets a new name."""
@@ -54,11 +56,11 @@ class Fact:
     context: str = ""
 
 
-def extract_facts(html: str) -> list[Fact]:
-    """Every fact the page states, in document order."""
-    if not html or not html.strip():
+def extract_facts(html: str | HtmlElement | None) -> list[Fact]:
+    """Every fact the page states, in document order: the page's text or its tree (`timelyqa.page` reads either)."""
+    root = tree_of(html)
+    if root is None:
         return []
-    root = Selector(text=html).root
     body = root.find("body") if root.find("body") is not None else root
     return list(_walk(body, [""]))
 
@@ -71,8 +73,11 @@ def with_facts(pages: pl.DataFrame) -> pl.DataFrame:
 
 
 def _walk(el: etree._Element, heading: list[str]) -> Iterator[Fact]:
-    """`heading` holds the nearest heading seen so far (a one-item list, so that the walk can move it on)."""
-    for child in el:
+    """`heading` holds the nearest heading seen so far (a one-item list, so that the walk can move it on). A loop
+    over a stack in document order, not recursion: a page nested a thousand deep is walked like any other."""
+    stack = list(reversed(el))
+    while stack:
+        child = stack.pop()
         tag = child.tag if isinstance(child.tag, str) else ""
         if not tag or tag in SKIP or child.get("role") == "navigation":
             continue
@@ -85,7 +90,7 @@ def _walk(el: etree._Element, heading: list[str]) -> Iterator[Fact]:
         elif tag in ("p", "li") and next(child.iterdescendants(*BLOCKS), None) is None:
             yield from _fields(child, heading[0])
         else:
-            yield from _walk(child, heading)
+            stack.extend(reversed(child))
 
 
 def _table(table: etree._Element, heading: str) -> Iterator[Fact]:
@@ -148,20 +153,21 @@ def _label(text: str) -> str:
 
 
 def _lines(el: etree._Element) -> list[str]:
-    """The element's text, split where a <br> breaks it, each line with its whitespace collapsed."""
+    """The element's text, split where a <br> breaks it, each line with its whitespace collapsed. A loop over a
+    stack of elements to visit and tails to add, in document order: any depth is read."""
     parts: list[str] = []
-
-    def visit(e: etree._Element) -> None:
-        if e.tag == "br":
+    stack: list[etree._Element | str] = [el]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, str):  # a child's tail, added after the child
+            parts.append(e)
+        elif e.tag == "br":
             parts.append(_BR)
         elif isinstance(e.tag, str) and e.tag not in SKIP:
             parts.append(e.text or "")
-            for c in e:
-                visit(c)
-                parts.append(c.tail or "")
+            for c in reversed(e):
+                stack += [c.tail or "", c]
         # comments and processing instructions say nothing; their tails are added by the parent
-
-    visit(el)
     return [line for raw in "".join(parts).split(_BR) if (line := " ".join(raw.split()))]
 
 

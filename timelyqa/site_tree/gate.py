@@ -21,8 +21,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from lxml import html as lxml_html
-
+from timelyqa.page import parse
 from timelyqa.quality import COMMON, Gate, Rule
 from timelyqa.reasons import Reason
 from timelyqa.rewards import normalize
@@ -85,10 +84,8 @@ def page_text(page: Mapping[str, Any]) -> str:
 
 @lru_cache(maxsize=64)
 def _html_text(raw: str) -> str:
-    try:
-        return str(lxml_html.fromstring(raw).text_content())
-    except (ValueError, TypeError):  # an empty document or one lxml cannot read
-        return ""
+    tree = parse(raw)  # XHTML and any depth read; None for a page with nothing to read
+    return "" if tree is None else str(tree.text_content())
 
 
 class AnswerOnPage:
