@@ -18,6 +18,8 @@ from collections import deque
 from typing import Any, BinaryIO, cast
 
 import trafilatura
+from trafilatura.core import determine_returnstring
+from trafilatura.settings import Extractor
 
 from timelyqa.page import PARSE_ERRORS, parse
 from timelyqa.site_tree.facts import extract_facts
@@ -36,12 +38,24 @@ def read(html: str | None, url: str, *, with_facts: bool) -> Content:
         tree = None
     if tree is None:
         return {"title": None, "markdown": None, "text": None, "facts": []}
-    options = {"url": url, "include_tables": True, "include_comments": False, "fast": True}
     facts = extract_facts(tree) if with_facts else []
-    return {"title": " ".join(tree.xpath("string(//title)").split()) or None,
-            "markdown": trafilatura.extract(tree, output_format="markdown", **options),
-            "text": trafilatura.extract(tree, output_format="txt", **options),
+    title = " ".join(tree.xpath("string(//title)").split()) or None  # before trafilatura, which prunes the tree
+    markdown, text = _main_content(tree, url)
+    return {"title": title, "markdown": markdown, "text": text,
             "facts": [{"label": f.label, "value": f.value, "kind": f.kind, "context": f.context} for f in facts]}
+
+
+def _main_content(tree: Any, url: str) -> tuple[str | None, str | None]:
+    """The main content as markdown and as plain text from ONE trafilatura extraction (tables kept, comments not),
+    rendered twice: the costliest step of a page, done once. The markdown is what `trafilatura.extract(...,
+    output_format="markdown")` gives; the text is that extraction without its formatting (the same words as a
+    "txt" extraction on 73 of 74 pages of the Python documentation, where inline code may join two)."""
+    as_markdown = Extractor(output_format="markdown", fast=True, comments=False, tables=True, url=url)
+    document = trafilatura.bare_extraction(tree, options=as_markdown, as_dict=False)
+    if document is None:
+        return None, None
+    as_text = Extractor(output_format="txt", fast=True, comments=False, tables=True, url=url)
+    return determine_returnstring(document, as_markdown), determine_returnstring(document, as_text)
 
 
 def _frame(obj: object) -> bytes:

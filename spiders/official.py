@@ -29,7 +29,7 @@ from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
-from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
+from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.official.origin import is_named
@@ -118,8 +118,8 @@ class OfficialSpider(JournaledSpider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
-                          "static_html": html, "static_status": response.status,
+                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
+                          "dont_cache": True, "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered, why=_render_reason(meta, html, rendered))
@@ -217,11 +217,7 @@ class FetchStore(JournalPipeline):
         spider: Any = self.crawler.spider
         out = Path(spider.out)
         done: dict[str, dict[str, Any]] = {}
-        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line a killed crawl cut short; that page was asked again
-                continue
+        for entry in entries(out):
             done[entry["page"]] = entry
         now = clock.fetched_at()
         rows = []

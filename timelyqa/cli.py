@@ -276,14 +276,14 @@ def publish(
     typer.echo(result.summary())
 
 
-DEMO_FLOORS = "data/demo/floors.yaml"
+DEMO_FLOORS = "data/demo-floors.yaml"
 """The floors the demo's release is held to (publish/gate.py)."""
 
 
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
     """The main job on the embedded defaults: every registered source on its bundled inputs, into one release, held
-    to the demo's pinned floors (data/demo/floors.yaml): a change that makes the demo's questions fewer or worse
+    to the demo's pinned floors (data/demo-floors.yaml): a change that makes the demo's questions fewer or worse
     fails it.
 
     The demo is dated by its inputs, not the wall clock: its crawls are stamped with the newest moment the bundled
