@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +24,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
+from spiders import clock
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
@@ -205,7 +206,7 @@ def _item(key: str, url: str, *, final_url: str | None = None, status: int | Non
           sha256: str | None = None, archive_url: str | None = None) -> dict[str, Any]:
     return {"key": key, "url": url, "final_url": final_url, "status": status, "html": html,
             "error": str(error) if error else None, "detail": detail, "rendered": rendered, "sha256": sha256,
-            "archive_url": archive_url, "fetched_at": datetime.now(UTC).isoformat()}
+            "archive_url": archive_url, "fetched_at": clock.fetched_at()}
 
 
 def _off_list(guard: OutletGuard, url: str) -> str | None:

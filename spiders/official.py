@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,6 +24,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure as TwistedFailure
 
+from spiders import clock
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
@@ -185,7 +186,7 @@ def _item(page: str, url: str, *, final_url: str | None = None, status: int | No
           render_reason: str | None = None) -> dict[str, Any]:
     return {"page": page, "url": url, "final_url": final_url, "status": status, "html": html,
             "failure": str(failure) if failure else None, "detail": detail, "rendered": rendered,
-            "render_reason": render_reason, "fetched_at": datetime.now(UTC).isoformat()}
+            "render_reason": render_reason, "fetched_at": clock.fetched_at()}
 
 
 def _is_markup(response: TextResponse) -> bool:
@@ -218,7 +219,7 @@ class FetchStore(JournalPipeline):
         done: dict[str, dict[str, Any]] = {}
         for entry in entries(out):
             done[entry["page"]] = entry
-        now = datetime.now(UTC).isoformat()
+        now = clock.fetched_at()
         rows = []
         for page, keys in spider.keys.items():
             entry = done.get(page) or _item(page, spider.urls[page], failure=Failure.SITE_DOWN,

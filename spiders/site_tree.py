@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 from scrapy import Request
@@ -21,7 +20,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
-from spiders import journal
+from spiders import clock, journal
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
@@ -172,7 +171,7 @@ class SiteTreeSpider(journal.JournaledSpider):
             error = pages.UNPARSABLE
             self.crawler.stats.inc_value(f"pages/error/{error}")
         yield {"url": key, "final_url": response.url, "status": response.status,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
+               "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
@@ -217,7 +216,7 @@ class SiteTreeSpider(journal.JournaledSpider):
         self.links[key] = []
         self.fetched.add(key)
         return {"url": key, "final_url": final_url, "status": None,
-                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+                "fetched_at": clock.fetched_at(), "sha256": None, "html": None,
                 "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
