@@ -97,21 +97,25 @@ def test_bench_crawls_the_whole_site_parses_it_alone_alike_and_renders(bench: tu
     assert not (cache / "crawl-work").exists(), "the site and the crawls are removed after the run"
 
 
-@pytest.mark.slow
-def test_bench_crawls_a_real_documentation_site_beside_a_plain_crawlspider(bench: tuple[dict, str, Path]) -> None:
-    figures, stdout, cache = bench
-    real = figures["realsite"]
+@pytest.mark.slow  # two crawls of the documentation's index and the 22 pages it links to: about 15 s here
+def test_the_real_site_bench_crawls_the_python_docs_both_ways_to_the_same_depth(tmp_path: Path,
+                                                                                capsys: pytest.CaptureFixture) -> None:
+    import bench_realsite
+
+    real = bench_realsite.measure(tmp_path / "work", depth=1, repeat=1)
     assert real["depth"] == 1 and real["site_pages"] > 500  # Debian's python3.11-doc, crawled one click deep
-    # Both crawls reached the index and the pages it links to, and ours every page the plain one reached.
-    assert 20 < real["plain_pages"] <= real["ours_pages"] < 200 and real["plain_pages_ours_missed"] == 0
+    # Both reached the index and the pages it links to; ours every page the plain one reached, none in error.
+    assert 20 < real["plain_pages"] <= real["ours_pages"] < 60 and real["plain_pages_ours_missed"] == 0
     assert real["ours_errors"] == 0
     for who in ("ours", "plain"):
         assert real[f"{who}_pages_per_s"] > 0 and real[f"{who}_cpu_seconds"] > 0
         assert real[f"{who}_cpu_ms_per_page"] == pytest.approx(
             1000 * real[f"{who}_cpu_seconds"] / real[f"{who}_pages"], rel=0.02)
     assert real["ours_over_plain"] == pytest.approx(real["ours_pages_per_s"] / real["plain_pages_per_s"], rel=0.02)
-    assert "site-tree / plain pages/s" in stdout and "target >= 0.8x" in stdout
-    assert not (cache / "realsite-work").exists(), "both crawls are removed after the run"
+    missed = bench_realsite.report(real)
+    assert ("site-tree / plain pages/s" in capsys.readouterr().out
+            and (real["ours_over_plain"] >= 0.8) == (not any("ours_over_plain" in m for m in missed)))
+    assert not (tmp_path / "work").exists(), "both crawls are removed after the run"
 
 
 def test_the_plain_crawl_of_the_real_site_bench_keeps_the_products_politeness() -> None:
