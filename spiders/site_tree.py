@@ -151,13 +151,14 @@ class SiteTreeSpider(Spider):
         elif error is None and pages.unparsable(html or "", tree):  # content, but nothing read: never a success
             error = pages.UNPARSABLE
             self.crawler.stats.inc_value(f"pages/error/{error}")
-        yield {"url": key, "final_url": response.url, "status": response.status,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
-               "html": html, "error": error, "rendered": rendered, "render_reason": reason,
-               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
+        item = {"url": key, "final_url": response.url, "status": response.status,
+                "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
+                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
+                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
-        for target in self.links[key]:
-            yield from self._reach(target, here + 1, key, self.root_of[key])
+        for target in self.links[key]:  # the links first: Scrapy takes a page's output in turn (CONCURRENT_ITEMS),
+            yield from self._reach(target, here + 1, key, self.root_of[key])  # so they'd wait for its content
+        yield item
 
     def failed(self, failure: Failure) -> Iterator[Any]:
         request: Request = failure.request  # type: ignore[attr-defined]
