@@ -20,6 +20,9 @@
 6. Wikidata on a cluster (scripts/bench_wikidata.py, figures under "scale"): delta partitions per second on one and
    two Dask workers, a worker's peak memory against the dump bytes a bucket holds, and the projected hours for a
    full dump pair on 16 and 64 cores. Goal: under two hours on 16 cores, no process over 8 GB.
+7. A real site (scripts/bench_realsite.py, figures under "realsite"): the site-tree crawl of the Python 3.11
+   documentation (Debian's python3.11-doc) served on 127.0.0.1 against a plain Scrapy CrawlSpider over it, to the same
+   depth with the same politeness settings, taking turns. Target: ours pages/s >= 0.8x plain's; CPU a page beside it.
 5. Grader (scripts/bench_grade.py, figures under "grade"): rows per second of the typed grade (rewards.compute_score,
    as verl calls it) against plain exact match, on the same (completion, gold) pairs of the demo's answers in the
    forms a model gives, with how many right forms each takes. Target: typed grade >= 2,000 rows per second.
@@ -235,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="pages of the local site the crawl part crawls (env BENCH_CRAWL_PAGES)")
     parser.add_argument("--render-pages", type=int, default=int(env("BENCH_RENDER_PAGES", 80)),
                         help="pages of it crawled through Chromium (env BENCH_RENDER_PAGES; 0: none)")
+    parser.add_argument("--realsite-depth", type=int, default=int(env("BENCH_REALSITE_DEPTH", 3)),
+                        help="click depth of both crawls of the real documentation site (env BENCH_REALSITE_DEPTH)")
     parser.add_argument("--scale-triples", type=int, default=int(env("BENCH_SCALE_TRIPLES", 2_000_000)),
                         help="truthy triples per dump of the Dask part (env BENCH_SCALE_TRIPLES)")
     parser.add_argument("--repeat", type=int, default=int(env("BENCH_REPEAT", 1)))
@@ -247,12 +252,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1 or args.triples < 1 or args.questions < 1 or args.crawl_pages < 1 or args.render_pages < 0:
         parser.error("--repeat, --triples, --questions and --crawl-pages must be positive, --render-pages not negative")
+    if args.realsite_depth < 0:
+        parser.error("--realsite-depth must not be negative")
     if args.scale_buckets < 2 or args.scale_buckets & (args.scale_buckets - 1):
         parser.error("--scale-buckets must be a power of two from 2")
 
     import bench_crawl  # after the worker dispatch: the workers must not pay for these imports
     import bench_extract
     import bench_grade
+    import bench_realsite
     import bench_verify
     import bench_wikidata
     from timelyqa.wikidata.pipeline import Settings
@@ -274,6 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Crawl of a {args.crawl_pages:,}-page static site on 127.0.0.1", flush=True)
     crawled = bench_crawl.measure(args.cache / "crawl-work", pages=args.crawl_pages, render_pages=args.render_pages,
                                   repeat=args.repeat, seed=args.seed)
+    print(f"A real documentation site, ours against a plain CrawlSpider, depth {args.realsite_depth}", flush=True)
+    realsite = bench_realsite.measure(args.cache / "realsite-work", depth=args.realsite_depth, repeat=args.repeat)
     print("Article extraction on the extraction benchmark's pages", flush=True)
     extracted = bench_extract.measure(repeat=args.repeat)
     print("Grader: typed grade against plain exact match on the demo's answers", flush=True)
@@ -283,11 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     figures |= {"verify_graph_triples": graph_triples, "verify_batch_size": batch_size,
                 "verify_concurrency": concurrency,
                 "bench_seconds": round(time.perf_counter() - started, 1)}
-    missed = (report(figures) + bench_crawl.report(crawled) + bench_extract.report(extracted)
-              + bench_grade.report(graded) + bench_wikidata.report(scale))
+    missed = (report(figures) + bench_crawl.report(crawled) + bench_realsite.report(realsite)
+              + bench_extract.report(extracted) + bench_grade.report(graded) + bench_wikidata.report(scale))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**figures, "crawl": crawled, "extract": extracted, "grade": graded, "scale": scale}, indent=2,
-                                   sort_keys=True) + "\n")
+    args.out.write_text(json.dumps({**figures, "crawl": crawled, "realsite": realsite, "extract": extracted,
+                                    "grade": graded, "scale": scale}, indent=2, sort_keys=True) + "\n")
     print(f"\nFigures written to {args.out}")
     if missed:
         print("Targets missed: " + "; ".join(missed))

@@ -170,13 +170,14 @@ class SiteTreeSpider(journal.JournaledSpider):
         elif error is None and pages.unparsable(html or "", tree):  # content, but nothing read: never a success
             error = pages.UNPARSABLE
             self.crawler.stats.inc_value(f"pages/error/{error}")
-        yield {"url": key, "final_url": response.url, "status": response.status,
-               "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
-               "html": html, "error": error, "rendered": rendered, "render_reason": reason,
-               "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
+        item = {"url": key, "final_url": response.url, "status": response.status,
+                "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
+                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
+                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
-        for target in self.links[key]:
-            yield from self._reach(target, here + 1, key, self.root_of[key])
+        for target in self.links[key]:  # the links first: Scrapy takes a page's output in turn (CONCURRENT_ITEMS),
+            yield from self._reach(target, here + 1, key, self.root_of[key])  # so they'd wait for its content
+        yield item
 
     def _redirected(self, key: str, final: str) -> Iterator[Any]:
         """`key` redirected to `final`: an edge, and `final` is as near as `key` (it may have a row already, or have

@@ -29,7 +29,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], s
     out = tmp / "out" / "bench.json"
     proc = subprocess.run(
         [sys.executable, str(BENCH), "--triples", "20000", "--verify-triples", "20000", "--questions", "150",
-         "--crawl-pages", "100", "--render-pages", "10", "--scale-triples", "20000", "--cache", str(tmp / "cache"), "--out", str(out),
+         "--crawl-pages", "100", "--render-pages", "10", "--realsite-depth", "1", "--scale-triples", "20000", "--cache", str(tmp / "cache"), "--out", str(out),
          "--no-fail"],
         capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
@@ -45,7 +45,7 @@ def test_bench_writes_every_figure_as_a_positive_number(bench: tuple[dict[str, f
     assert expected <= figures.keys()
     fitted = ("delta_rss_mb_per_bucket_mb", "delta_rss_base_mb")  # a fitted line's slope and base may be 0
     bad = {k: v for k, v in figures.items()
-           if k not in ("crawl", "extract", "grade", "scale")
+           if k not in ("crawl", "realsite", "extract", "grade", "scale")
            and (isinstance(v, bool) or not isinstance(v, int | float) or v <= 0)
            and not (k in fitted and v == 0)}
     assert not bad
@@ -95,6 +95,41 @@ def test_bench_crawls_the_whole_site_parses_it_alone_alike_and_renders(bench: tu
     assert crawl["crawl_over_parse"] == pytest.approx(crawl["crawl_pages_per_s"] / crawl["parse_pages_per_s"], rel=0.01)
     assert "crawl / parse alone" in stdout and "rendered through Chromium" in stdout
     assert not (cache / "crawl-work").exists(), "the site and the crawls are removed after the run"
+
+
+@pytest.mark.slow  # two crawls of the documentation's index and the 22 pages it links to: about 15 s here
+def test_the_real_site_bench_crawls_the_python_docs_both_ways_to_the_same_depth(tmp_path: Path,
+                                                                                capsys: pytest.CaptureFixture) -> None:
+    import bench_realsite
+
+    real = bench_realsite.measure(tmp_path / "work", depth=1, repeat=1)
+    assert real["depth"] == 1 and real["site_pages"] > 500  # Debian's python3.11-doc, crawled one click deep
+    # Both reached the index and the pages it links to; ours every page the plain one reached, none in error.
+    assert 20 < real["plain_pages"] <= real["ours_pages"] < 60 and real["plain_pages_ours_missed"] == 0
+    assert real["ours_errors"] == 0
+    for who in ("ours", "plain"):
+        assert real[f"{who}_pages_per_s"] > 0 and real[f"{who}_cpu_seconds"] > 0
+        assert real[f"{who}_cpu_ms_per_page"] == pytest.approx(
+            1000 * real[f"{who}_cpu_seconds"] / real[f"{who}_pages"], rel=0.02)
+    assert real["ours_over_plain"] == pytest.approx(real["ours_pages_per_s"] / real["plain_pages_per_s"], rel=0.02)
+    missed = bench_realsite.report(real)
+    assert ("site-tree / plain pages/s" in capsys.readouterr().out
+            and (real["ours_over_plain"] >= 0.8) == (not any("ours_over_plain" in m for m in missed)))
+    assert not (tmp_path / "work").exists(), "both crawls are removed after the run"
+
+
+def test_the_plain_crawl_of_the_real_site_bench_keeps_the_products_politeness() -> None:
+    """The ratio measures our cost a page only if both crawls go at the same pace: robots.txt, AutoThrottle,
+    concurrency and the User-Agent of the product's settings, each passed to the plain crawl."""
+    import bench_realsite
+
+    import spiders.settings as product
+
+    plain = bench_realsite.plain_settings()
+    assert plain["ROBOTSTXT_OBEY"] is True and plain["AUTOTHROTTLE_ENABLED"] is True
+    assert {k: getattr(product, k) for k in ("CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS_PER_DOMAIN",
+                                             "AUTOTHROTTLE_START_DELAY", "AUTOTHROTTLE_TARGET_CONCURRENCY",
+                                             "USER_AGENT")}.items() <= plain.items()
 
 
 @pytest.mark.slow
