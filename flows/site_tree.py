@@ -44,9 +44,11 @@ def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
     finished too: its reasons are in its stats, and the run fails only when every shard fetched nothing."""
     if shards.finished(out) and not again:
         return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+    if again:
+        (out / shards.ENTRIES).unlink(missing_ok=True)
     try:
         return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                   "render": render}, out)
+                                   "render": render, "entries": json.dumps(shards.given(out))}, out)
     except SourceContractError:
         if not shards.finished(out):  # the process died before its end: the next run resumes it
             raise
@@ -71,11 +73,19 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
     by_site = shards.shard_roots(roots)
     again = shards.finished(out)  # the last run over `out` ran to its end: this one is a new crawl
     (out / shards.STATS).unlink(missing_ok=True)  # until the merge, `out` is no finished crawl
-    folders = [shards.shard_dir(out, site) for site in by_site]
+    folders = {site: shards.shard_dir(out, site) for site in by_site}
+    todo = list(by_site)
     with fanout(dask_address) as lanes:
-        lanes.map(crawl_shard, roots=list(by_site.values()), out=folders, max_depth=unmapped(max_depth),
-                  max_pages=unmapped(max_pages), render=unmapped(render), again=unmapped(again))
-    return merge_shards(folders, out)
+        while todo:  # a round: the shards given new entries by the last one (every shard in the first)
+            lanes.map(crawl_shard, roots=[by_site[s] for s in todo], out=[folders[s] for s in todo],
+                      max_depth=unmapped(max_depth), max_pages=unmapped(max_pages), render=unmapped(render),
+                      again=unmapped(again))
+            again = False
+            wanted = shards.cross_entries(folders, max_depth)
+            todo = [s for s in by_site if wanted[s] != shards.given(folders[s])]
+            for site in todo:
+                shards.give(folders[site], wanted[site])
+    return merge_shards(list(folders.values()), out)
 
 
 @task

@@ -3,8 +3,12 @@
 crawl_stats.json as one process crawling every root would have written them.
 
 Imports no Scrapy: a flow task fans the shards out and merges them. A shard holds only its own site's pages
-(each crawl's guard keeps it there), so the shards' pages never overlap and each page's depth, parent and root
-are those its own shard found.
+(each crawl's guard keeps it there), so the shards' pages never overlap. One process crawling every root follows
+a link from one root's site into another's; shards do it in rounds: after each, a page of one shard linking into
+another's site is an entry of that shard (`entries.json`: the page, its depth through the link, the linking page
+and its root), and a shard given new entries is started again over its journal, which fetches only what the
+entries newly bring within `max_depth` and gives the pages they reach sooner their shorter depth. Rounds end when
+no shard is given a new entry; each page then has its shortest depth over all the roots, as in one process.
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ from typing import Any
 
 import polars as pl
 
-from timelyqa.urls import netloc
+from timelyqa.urls import canonical, is_crawlable, netloc
 from timelyqa.errors import ConfigError
 from timelyqa.files import write_parquet, write_text
 
 STATS = "crawl_stats.json"
 SHARDS = "shards"
+ENTRIES = "entries.json"
+Entry = tuple[str, int, str, str]
+"""A page of a shard's site that another shard's page links to: url, depth through that link, that page, its root."""
 
 
 def shard_roots(roots: Iterable[str]) -> dict[str, list[str]]:
@@ -45,6 +52,50 @@ def shard_dir(crawl_dir: Path, site: str) -> Path:
 def finished(shard: Path) -> bool:
     """True when the shard's crawl ran to its end: its stats are written last, after its parquet files."""
     return (Path(shard) / STATS).is_file()
+
+
+def given(shard: Path) -> list[Entry]:
+    """The entries the shard was last started with."""
+    path = Path(shard) / ENTRIES
+    return [tuple(e) for e in json.loads(path.read_text(encoding="utf-8"))] if path.is_file() else []  # type: ignore[misc]
+
+
+def cross_entries(folders: Mapping[str, Path], max_depth: int) -> dict[str, list[Entry]]:
+    """For each finished shard (by site), the entries it should be started with: every link from another shard's
+    fetched page into its site within `max_depth`, at its shortest depth, unless the shard already holds that page
+    as near; plus the entries it was given before (a target it refused stays given, so rounds end)."""
+    best: dict[str, Entry] = {}
+    depth_in: dict[str, dict[str, int]] = {}
+    for site, folder in folders.items():
+        pages = pl.read_parquet(folder / "pages.parquet", columns=["url", "depth", "root_url", "error", "clickables"])
+        depth_in[site] = {u: d for u, d in zip(pages["url"], pages["depth"], strict=True) if d is not None}
+        for url, depth, root, error, found in pages.iter_rows():
+            if error is not None or depth is None or depth + 1 > max_depth:
+                continue
+            for click in found:
+                if not is_crawlable(click["href"]):
+                    continue
+                target = canonical(click["href"])
+                if (where := netloc(target)) in folders and where != site:
+                    entry = (target, depth + 1, url, root)
+                    if target not in best or entry[1:3] < best[target][1:3]:  # nearest, then the first linking page
+                        best[target] = entry
+    wanted: dict[str, list[Entry]] = {}
+    for site, folder in folders.items():
+        kept = {e[0]: e for e in given(folder)}
+        for target, entry in best.items():
+            held = depth_in[site].get(target)
+            if netloc(target) == site and (held is None or held > entry[1]) and \
+                    (target not in kept or kept[target][1:3] > entry[1:3]):
+                kept[target] = entry
+        wanted[site] = sorted(kept.values())
+    return wanted
+
+
+def give(shard: Path, entries: list[Entry]) -> None:
+    """Start the shard again with `entries` over its journal: it is no finished crawl until it ran with them."""
+    write_text(Path(shard) / ENTRIES, json.dumps([list(e) for e in entries]))
+    (Path(shard) / STATS).unlink(missing_ok=True)
 
 
 def merge(shards: Iterable[Path], crawl_dir: Path) -> dict[str, Any]:

@@ -45,6 +45,13 @@ def tree(folder: Path, name: str, pages: int, fanout: int) -> Site:
     return site
 
 
+def link(folder: Path, site: Site, path: str, href: str) -> None:
+    """Add a link to `href` (another site's page) on the page at `path`, in the file served."""
+    page = site.pages[path]
+    page.links.append((href, "Elsewhere"))
+    (folder / path.lstrip("/")).write_text(site.html(page), encoding="utf-8")
+
+
 def frame(folder: Path) -> pl.DataFrame:
     return pl.read_parquet(folder / "pages.parquet").select(COLUMNS).sort("url")
 
@@ -98,7 +105,7 @@ def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
                 yield
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def two_sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Site, Path, Site]:
     first, second = tmp_path_factory.mktemp("alpha"), tmp_path_factory.mktemp("beta")
     return first, tree(first, "Alpha", 60, 3), second, tree(second, "Beta", 300, 5)
@@ -113,19 +120,25 @@ def test_two_sites_sharded_over_two_tasks_give_the_pages_and_depths_of_one_crawl
     first, alpha, second, beta = two_sites
     with LocalSite(first, host="127.0.0.2") as a, LocalSite(second, host="127.0.0.3") as b:
         roots, ports = [a.url + "index.html", b.url + "index.html"], (a.port, b.port)
+        # each site links once into the other, to a page 4 clicks from its own root and 3 through the link: one
+        # process follows both links, and so must the shards (a second round for each)
+        link(first, alpha, "/item/5.html", b.url + "item/250.html")
+        link(second, beta, "/item/10.html", a.url + "item/58.html")
         one = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": 3, "max_pages": 1000}, tmp_path / "one",
                     fresh=True)
         site_tree_flow(out=str(tmp_path / "sharded"), roots=roots, max_depth=3, max_pages=1000, render="never")
     merged = tmp_path / "sharded" / "crawl"
     stats = json.loads((merged / "crawl_stats.json").read_text())
     assert frame(merged).equals(frame(tmp_path / "one")), "the same pages, depths, parents and roots"
-    assert depths(merged, roots[0]) == reachable(alpha, "/index.html", max_depth=3)
-    assert depths(merged, roots[1]) == reachable(beta, "/index.html", max_depth=3)
+    want = [{**reachable(alpha, "/index.html", max_depth=3), "/item/58.html": 3},
+            {**reachable(beta, "/index.html", max_depth=3), "/item/250.html": 3}]
+    assert depths(merged, roots[0]) == want[0] and depths(merged, roots[1]) == want[1]
     assert depths(merged, roots[1])["/item/299.html"] == 2, "the shortcut's depth, not the tree's"
+    across = frame(merged).filter(pl.col("url").str.ends_with("/item/250.html")).row(0, named=True)
+    assert (across["root_url"], across["parent"]) == (roots[0], roots[0].replace("index", "item/5"))
     assert {k: stats[k] for k in ("pages", "errors", "pages_per_depth")} == \
         {k: one[k] for k in ("pages", "errors", "pages_per_depth")}
-    sites = {f"127.0.0.2_{ports[0]}": len(reachable(alpha, "/index.html", max_depth=3)),
-             f"127.0.0.3_{ports[1]}": len(reachable(beta, "/index.html", max_depth=3))}
+    sites = {f"127.0.0.2_{ports[0]}": len(want[0]), f"127.0.0.3_{ports[1]}": len(want[1])}
     assert stats["shards"] == sites and sorted(p.name for p in (merged / "shards").iterdir()) == sorted(sites)
     assert (tmp_path / "sharded" / "questions.parquet").is_file(), "the questions are made from the merged crawl"
 
@@ -175,3 +188,28 @@ def test_a_killed_shard_resumes_from_its_journal_and_a_finished_one_is_not_crawl
         sharded(roots, out, 4, 1000, "never")
         assert (done / "crawl_stats.json").stat().st_mtime_ns != finished_at
         assert frame(out).height == stats["pages"]
+
+
+def shard(folder: Path, pages: list[tuple[str, int | None, list[str]]], root: str) -> Path:
+    """A finished shard's folder holding `pages` (url, depth, the hrefs it links to)."""
+    folder.mkdir(parents=True)
+    rows = [{"url": u, "depth": d, "root_url": root, "error": None,
+             "clickables": [{"href": h, "text": "", "kind": "anchor"} for h in hrefs]} for u, d, hrefs in pages]
+    pl.DataFrame(rows).write_parquet(folder / "pages.parquet")
+    (folder / "crawl_stats.json").write_text("{}")
+    return folder
+
+
+def test_a_link_into_another_shard_is_its_entry_once_even_when_that_shard_never_holds_the_page(
+        tmp_path: Path) -> None:
+    a, b = "http://127.0.0.2:8000/", "http://127.0.0.3:8000/"
+    folders = {"127.0.0.2:8000": shard(tmp_path / "a", [(a, 0, [a + "x", b + "far", b + "near"]),
+                                                         (a + "x", 1, [b + "deep"])], a),
+               "127.0.0.3:8000": shard(tmp_path / "b", [(b, 0, [b + "near"]), (b + "near", 1, [])], b)}
+    wanted = shards.cross_entries(folders, max_depth=1)
+    # `far` is 1 click from a's root; `near` is as near from b's own; `deep` would be 2 clicks, past max_depth
+    assert wanted == {"127.0.0.2:8000": [], "127.0.0.3:8000": [(b + "far", 1, a, a)]}
+    shards.give(folders["127.0.0.3:8000"], wanted["127.0.0.3:8000"])
+    assert not shards.finished(folders["127.0.0.3:8000"]), "given an entry, the shard is crawled again"
+    (folders["127.0.0.3:8000"] / "crawl_stats.json").write_text("{}")  # it ran: robots.txt refused `far`
+    assert shards.cross_entries(folders, max_depth=1) == wanted, "nothing new: no further round"
