@@ -113,8 +113,9 @@ def two_sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Site, Pat
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.parametrize("runner", [None, "local:2"], ids=["threads", "dask-two-workers"])
 def test_two_sites_sharded_over_two_tasks_give_the_pages_and_depths_of_one_crawl_of_both(
-        prefect_api: None, two_sites: tuple[Path, Site, Path, Site], tmp_path: Path) -> None:
+        prefect_api: None, two_sites: tuple[Path, Site, Path, Site], tmp_path: Path, runner: str | None) -> None:
     from flows.site_tree import site_tree_flow
 
     first, alpha, second, beta = two_sites
@@ -126,7 +127,8 @@ def test_two_sites_sharded_over_two_tasks_give_the_pages_and_depths_of_one_crawl
         link(second, beta, "/item/10.html", a.url + "item/58.html")
         one = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": 3, "max_pages": 1000}, tmp_path / "one",
                     fresh=True)
-        site_tree_flow(out=str(tmp_path / "sharded"), roots=roots, max_depth=3, max_pages=1000, render="never")
+        site_tree_flow(out=str(tmp_path / "sharded"), roots=roots, max_depth=3, max_pages=1000, render="never",
+                       dask_address=runner)
     merged = tmp_path / "sharded" / "crawl"
     stats = json.loads((merged / "crawl_stats.json").read_text())
     assert frame(merged).equals(frame(tmp_path / "one")), "the same pages, depths, parents and roots"
