@@ -37,15 +37,12 @@ def check_inputs(roots: list[str]) -> None:
 
 
 @task(tags=["crawl"], cache_policy=NONE)
-def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str, again: bool
-                ) -> dict[str, Any]:
+def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str) -> dict[str, Any]:
     """One site's crawl in its own process and folder. A shard that finished in a run that did not is not crawled
-    again (unless `again`); one that was killed resumes from its own journal. A shard that fetched nothing is
-    finished too: its reasons are in its stats, and the run fails only when every shard fetched nothing."""
-    if shards.finished(out) and not again:
+    again; one that was killed resumes from its own journal. A shard that fetched nothing is finished too: its
+    reasons are in its stats, and the run fails only when every shard fetched nothing."""
+    if shards.finished(out):
         return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
-    if again:
-        (out / shards.ENTRIES).unlink(missing_ok=True)
     try:
         return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
                                    "render": render, "entries": json.dumps(shards.given(out))}, out)
@@ -71,16 +68,16 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
     `dask_address` names (flows.wikidata.dask_runner) or on the flow's own runner, then merge them into `out`.
     A run over a crawl that finished crawls every shard again; a run over a killed one keeps the finished shards."""
     by_site = shards.shard_roots(roots)
-    again = shards.finished(out)  # the last run over `out` ran to its end: this one is a new crawl
-    (out / shards.STATS).unlink(missing_ok=True)  # until the merge, `out` is no finished crawl
     folders = {site: shards.shard_dir(out, site) for site in by_site}
+    if shards.finished(out):  # the last run over `out` ran to its end: this one is a new crawl of every shard
+        for folder in folders.values():
+            shards.reset(folder)
+    (out / shards.STATS).unlink(missing_ok=True)  # only then: a run killed before this point is new again
     todo = list(by_site)
     with fanout(dask_address) as lanes:
         while todo:  # a round: the shards given new entries by the last one (every shard in the first)
             lanes.map(crawl_shard, roots=[by_site[s] for s in todo], out=[folders[s] for s in todo],
-                      max_depth=unmapped(max_depth), max_pages=unmapped(max_pages), render=unmapped(render),
-                      again=unmapped(again))
-            again = False
+                      max_depth=unmapped(max_depth), max_pages=unmapped(max_pages), render=unmapped(render))
             wanted = shards.cross_entries(folders, max_depth)
             todo = [s for s in by_site if wanted[s] != shards.given(folders[s])]
             for site in todo:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -52,6 +53,13 @@ def shard_dir(crawl_dir: Path, site: str) -> Path:
 def finished(shard: Path) -> bool:
     """True when the shard's crawl ran to its end: its stats are written last, after its parquet files."""
     return (Path(shard) / STATS).is_file()
+
+
+def reset(shard: Path) -> None:
+    """Make the shard's next crawl a new one: its journal, job folder, entries and stats go (its HTTP cache stays)."""
+    for name in ("pages.jsonl", "links.jsonl", ENTRIES, STATS):
+        (Path(shard) / name).unlink(missing_ok=True)
+    shutil.rmtree(Path(shard) / "job", ignore_errors=True)
 
 
 def given(shard: Path) -> list[Entry]:
