@@ -15,7 +15,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: setup setup-test model browser pydocs pgdocs sandbox postgres demo serve serve-demo test check bench fuzz clean
+.PHONY: setup setup-test model browser pydocs pgdocs faketime sandbox postgres demo serve serve-demo test check bench fuzz clean
 
 setup: $(VENV)/.synced
 
@@ -71,6 +71,12 @@ pgdocs:
 	test -f /usr/share/doc/postgresql-doc-15/html/index.html \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-doc-15)
 
+# Debian's faketime, which runs the demo on other days in its test (tests/test_demo_clock.py: the same release on
+# any day), once per machine.
+faketime:
+	command -v faketime >/dev/null \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq faketime)
+
 # Debian's bubblewrap, the sandbox trusted workflows run in (`live resolve --allow-workflows` runs none without it;
 # its tests run real ones), once per machine. TIMELYQA_BWRAP names another when it is not /usr/bin/bwrap or on PATH.
 sandbox:
@@ -82,7 +88,7 @@ postgres:
 	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql)
 
-test: setup-test model browser pydocs pgdocs sandbox postgres
+test: setup-test model browser pydocs pgdocs faketime sandbox postgres
 	$(VENV)/bin/pytest
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,

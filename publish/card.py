@@ -6,6 +6,7 @@ from typing import Any
 
 import yaml
 
+from publish import guide
 from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.sources import sources
 from timelyqa.record import Split
@@ -356,12 +357,11 @@ def render_card(manifest: dict[str, Any]) -> str:
     """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
     names = sorted(manifest["sources"])
     described = "; ".join(f"**{s}** ({_summary(s)})" for s in names)
-    licences = "; ".join(f"`{s}`: {_licence(s).upper()}" if _licence(s) != "other"
-                         else f"`{s}`: other (the terms of the pages in each row's `evidence`)" for s in names)
     body = [
         f"# {PRETTY_NAME} {manifest['version']}", "",
         "Question-answer pairs whose answers change with the world, each dated by the event that made it true "
         f"and verified against its source. Sources in this release: {described}.", "",
+        *guide.synthetic_note(manifest),
         f"Built {manifest['created']} by timelyqa {manifest['code_version']}. `manifest.json` lists the sha256 of "
         "every data file, the input hashes and the counts of every stage.", "",
         "## Canary", "",
@@ -369,16 +369,18 @@ def render_card(manifest: dict[str, Any]) -> str:
         "or fine-tuning corpus, drop any document that contains it, so the test split stays unseen:", "",
         "```", manifest["canary"], "```", "",
         *_counts_section(manifest), "",
+        *guide.glossary(manifest),
         *_split_section(manifest), "",
         *_extra_section(manifest),
         *[line for source in names for line in _section(source)],
         *_funnel_section(manifest),
         *_usage_section(manifest),
+        *guide.live_resolve(manifest),
         *_changes_section(manifest),
         *_answers_section(manifest),
         *_training_section(),
         *_scoring_section(manifest),
-        "## Licence", "", f"Per source: {licences}.", "",
+        *guide.licences(manifest),
     ]
     front = yaml.safe_dump(front_matter(manifest), sort_keys=False, allow_unicode=True, default_flow_style=False)
     return "---\n" + front + "---\n\n" + "\n".join(body)

@@ -1,10 +1,10 @@
 """The release gate: a release worse than its pinned floors is not written.
 
-Floors are pinned in a YAML file next to what they guard (the demo's in data/demo/floors.yaml), and checked on the
-release as built, before anything replaces the release in the folder: the rows of each config (all splits), the
-share of a source's candidates the question-quality gate sent back, and ratios of a source's own funnel counts (the
-news source's extraction floor: `articles_kept / articles_fetched`). One that is missed raises GateFailed naming
-every floor missed, with the value found; the previous release stays as it was.
+Floors are pinned in a YAML file (the demo's: data/demo-floors.yaml, beside the generated data/demo/), and checked
+on the release as built, before anything replaces the release in the folder: the rows of each config (all splits),
+the share of a source's candidates the question-quality gate sent back, and ratios of a source's own funnel counts
+(the news source's extraction floor: `articles_kept / articles_fetched`). One that is missed raises GateFailed
+naming every floor missed, with the value found; the previous release stays as it was.
 
     rows: {default: 150, news: 8}
     quality_dropped: {site_tree: 0.25}          # at most this share sent back by the question-quality gate

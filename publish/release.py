@@ -167,13 +167,15 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
         "usage": usage,
         "generators": sorted(rows.get_column("generator").drop_nulls().unique().to_list()),
         "runs": [{"questions_sha256": run.questions_sha256, "rejected_sha256": run.rejected_sha256,
-                  "manifest": run.manifest.model_dump(mode="json")} for run in runs],
+                  # A run's timings say how long it took on its machine, not what the release holds: they stay in
+                  # the source folder's manifest, so the same inputs give the same release bytes.
+                  "manifest": run.manifest.model_dump(mode="json", exclude={"timings"})} for run in runs],
     }
 
 
 def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
-                  repo_id: str | None = None, previous: Path | None = None, floors: Floors | None = None
-                  ) -> dict[str, Any]:
+                  repo_id: str | None = None, previous: Path | None = None, floors: Floors | None = None,
+                  synthetic: bool = False) -> dict[str, Any]:
     """Build the release folder `out` from source output folders and the previous release; return its manifest.
     A release below `floors` (publish/gate.py) is not written: GateFailed, and the folder stays as it was.
 
@@ -191,7 +193,8 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     newest month is later (timelyqa.split.keep_in_train). The previous release's review decisions are carried over
     and give each config its `human_verified` split (publish/review.py). The date and version come from the inputs
     (the newest run's `as_of`) unless `created` or `version` is given, so the same inputs give the same bytes; a
-    rebuild whose data files equal the previous release's keeps its version and date.
+    rebuild whose data files equal the previous release's keeps its version and date. `synthetic` (the demo's
+    bundled, invented inputs) is recorded in the manifest, and stays for the releases built on this one.
     """
     if not sources:
         raise ConfigError("release: no source folders given")
@@ -250,7 +253,8 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     return write_release(out, frames, decisions, prior=prior, version=version,
                          created=created or max(run.as_of for run in runs), repo_id=repo_id, sources=summaries,
                          dates=split_dates(frames[DEFAULT_CONFIG], newest=newest), why=retired, refreshed=refreshed,
-                         unchecked=unchecked, history=prior_folder)
+                         unchecked=unchecked, history=prior_folder,
+                         synthetic=synthetic or bool(prior and prior[0].get("synthetic")))
 
 
 def living_rows(carried: pl.DataFrame | None, new: pl.DataFrame | None, retired: set[str]) -> pl.DataFrame:
@@ -296,7 +300,7 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
                   prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
                   repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
                   why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None = None,
-                  history: Path | None = None) -> dict[str, Any]:
+                  history: Path | None = None, synthetic: bool = False) -> dict[str, Any]:
     """Write the split rows of every config (`default` first), the decisions, manifest, card and changelog.
 
     Each config gets its `human_verified` split here, from the accepted decisions that apply to its test rows.
@@ -309,7 +313,8 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
     with replaced_folder(out) as stage:
         manifest = _write_release(stage, frames, decisions, prior=prior, version=version, created=created,
                                   repo_id=repo_id, sources=sources, dates=dates, why=why, refreshed=refreshed,
-                                  unchecked=unchecked, history=history if history is not None else out)
+                                  unchecked=unchecked, history=history if history is not None else out,
+                                  synthetic=synthetic)
         if out.is_dir():
             link_tree(out, stage, skip=_replaced_files(out))
     return manifest
@@ -319,7 +324,7 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
                    prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
                    repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
                    why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None,
-                   history: Path) -> dict[str, Any]:
+                   history: Path, synthetic: bool = False) -> dict[str, Any]:
     created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
     frames = {config: pl.concat([df, human_verified(df, decisions)], how="vertical")
               for config, df in frames.items()}
@@ -358,6 +363,8 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
         "canary": CANARY, "repo_id": repo_id, "configs": configs, "counts": counts, "files": files,
         "reviews": reviews, "split_rule": SPLIT_RULE, "split_dates": dates, "sources": sources,
     }
+    if synthetic:  # only then: a release of real sources keeps the manifest it had
+        manifest["synthetic"] = True
     text = json.dumps(manifest, sort_keys=True, indent=2) + "\n"
     (out / "manifest.json").write_text(text, encoding="utf-8")
     manifest = json.loads(text)  # the card and the caller see exactly what the file says
@@ -392,7 +399,7 @@ def apply_reviews(release: Path, *, decisions: Decisions | None = None, created:
     decisions = read_decisions(release) if decisions is None else decisions
     return write_release(release, frames, decisions, prior=prior, version=None, created=created,
                          repo_id=manifest.get("repo_id"), sources=manifest["sources"], dates=manifest["split_dates"],
-                         why={}, refreshed=[])
+                         why={}, refreshed=[], synthetic=bool(manifest.get("synthetic")))
 
 
 def import_review(file: Path, release: Path, *, now: datetime | None = None) -> tuple[ImportResult, dict[str, Any]]:

@@ -1,17 +1,36 @@
-"""What a crawl that keeps a journal shares: the journal file (one JSON line a page, flushed as it is done), and
-resuming over a killed crawl, which asks only for the pages the journal lacks."""
+"""What every crawl that keeps a journal shares (site tree, news, official): the journal file (one JSON line a page,
+flushed as it is done), and resuming over a crawl killed any number of times, which drops Scrapy's stale request
+queue and asks only for the pages the journal lacks."""
 
 from __future__ import annotations
 
 import json
 import shutil
 from pathlib import Path
+from collections.abc import Iterator
 from typing import IO, Any, Self
 
 from scrapy import Spider
 from scrapy.crawler import Crawler
 
 JOURNAL = "pages.jsonl"
+
+
+def entries(out: str | Path) -> Iterator[dict[str, Any]]:
+    """The journal's lines in `out`, in order; the line a kill cut short is left out (that page is asked again)."""
+    journal = Path(out) / JOURNAL
+    if not journal.is_file():
+        return
+    with journal.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.endswith("\n"):
+                return  # the last line, cut short by a kill
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(entry, dict):
+                yield entry
 
 
 class JournaledSpider(Spider):
@@ -35,14 +54,15 @@ class JournaledSpider(Spider):
 
     def replay(self) -> None:
         """A crawl started again over a killed one: the pages its journal holds are done, and not asked again."""
-        journal = Path(self.out) / JOURNAL
-        if journal.is_file():
-            for line in journal.read_text(encoding="utf-8").splitlines():
-                try:
-                    self.fetched.add(json.loads(line)[self.journal_key])
-                except (json.JSONDecodeError, KeyError):  # the line the kill cut short: that page is asked again
-                    continue
+        for entry in entries(self.out):
+            if self.journal_key in entry:
+                self.replayed(entry)
         self.crawler.stats.set_value("pages/resumed", len(self.fetched))
+
+    def replayed(self, entry: dict[str, Any]) -> None:
+        """One journal line read back: its page is done. A spider that keeps more of a page (the site tree: its links,
+        to find depths again) reads it here too."""
+        self.fetched.add(entry[self.journal_key])
 
 
 class JournalPipeline:
@@ -57,6 +77,20 @@ class JournalPipeline:
         return cls(crawler)
 
     def open_spider(self) -> None:
-        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
-        out.mkdir(parents=True, exist_ok=True)
-        self.journal = (out / JOURNAL).open("a", encoding="utf-8")
+        self.journal = open_journal(self.crawler.spider.out)  # type: ignore[union-attr]
+
+
+def open_journal(out: str | Path) -> IO[str]:
+    """The journal in `out`, opened for appending: a line a kill cut short is cut off first, so that the next page's
+    line does not run on from it and go unread with it."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    journal = out / JOURNAL
+    if journal.is_file() and (size := journal.stat().st_size):
+        with journal.open("r+b") as raw:
+            raw.seek(max(size - 1, 0))
+            if raw.read(1) != b"\n":
+                raw.seek(0)
+                data = raw.read()
+                raw.truncate(data.rfind(b"\n") + 1)
+    return journal.open("a", encoding="utf-8")

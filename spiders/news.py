@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,11 +24,12 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
+from spiders import clock
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
-from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
+from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
@@ -138,7 +139,9 @@ class NewsSpider(JournaledSpider):
         meta = response.meta
         html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
         rendered = bool(meta.get("playwright"))
-        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the list
+        # Chromium was redirected off the list (the proxy refused it), or a script navigated it there after load
+        refused = (policy_refusal(response) or _off_list(self.guard, response.url)) if rendered else None
+        if refused is not None:
             if "static_html" in meta:  # the page as served stands, as when Chromium fails
                 self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
                 static = served_as_is(response.request)  # type: ignore[arg-type]
@@ -153,8 +156,8 @@ class NewsSpider(JournaledSpider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
-                          "static_html": html, "static_status": response.status,
+                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
+                          "dont_cache": True, "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered)
@@ -203,7 +206,15 @@ def _item(key: str, url: str, *, final_url: str | None = None, status: int | Non
           sha256: str | None = None, archive_url: str | None = None) -> dict[str, Any]:
     return {"key": key, "url": url, "final_url": final_url, "status": status, "html": html,
             "error": str(error) if error else None, "detail": detail, "rendered": rendered, "sha256": sha256,
-            "archive_url": archive_url, "fetched_at": datetime.now(UTC).isoformat()}
+            "archive_url": archive_url, "fetched_at": clock.fetched_at()}
+
+
+def _off_list(guard: OutletGuard, url: str) -> str | None:
+    """Why the page Chromium ended on is not one the crawl may read (a script may navigate it anywhere), or None."""
+    if not is_crawlable(url):
+        return str(Refusal.NOT_HTTP)
+    refused = guard.refusal(url, resolve=False)
+    return None if refused is None else str(refused)
 
 
 def _is_html(response: TextResponse) -> bool:
@@ -254,11 +265,7 @@ class NewsStore(JournalPipeline):
         self.journal.close()
         out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
         done: dict[str, dict[str, Any]] = {}
-        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line a killed crawl cut short; that link was asked again
-                continue
+        for entry in entries(out):
             done[entry["key"]] = entry
         articles = [a | {"published": date.fromisoformat(a["published"]) if a["published"] else None,
                          "fetched_at": datetime.fromisoformat(a["fetched_at"])}

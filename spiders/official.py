@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -24,11 +24,12 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure as TwistedFailure
 
+from spiders import clock
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
-from spiders.journal import JOURNAL, JournaledSpider, JournalPipeline
+from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.files import write_parquet, write_text
 from timelyqa.official.origin import is_named
@@ -117,8 +118,8 @@ class OfficialSpider(JournaledSpider):
                 self.crawler.stats.inc_value(f"render/{needed}")
                 yield response.request.replace(  # type: ignore[union-attr]
                     url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), "render_reason": needed, "dont_cache": True,
-                          "static_html": html, "static_status": response.status,
+                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
+                          "dont_cache": True, "static_html": html, "static_status": response.status,
                           "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
                 return
         yield self._page(response, html, rendered=rendered, why=_render_reason(meta, html, rendered))
@@ -185,7 +186,7 @@ def _item(page: str, url: str, *, final_url: str | None = None, status: int | No
           render_reason: str | None = None) -> dict[str, Any]:
     return {"page": page, "url": url, "final_url": final_url, "status": status, "html": html,
             "failure": str(failure) if failure else None, "detail": detail, "rendered": rendered,
-            "render_reason": render_reason, "fetched_at": datetime.now(UTC).isoformat()}
+            "render_reason": render_reason, "fetched_at": clock.fetched_at()}
 
 
 def _is_markup(response: TextResponse) -> bool:
@@ -216,13 +217,9 @@ class FetchStore(JournalPipeline):
         spider: Any = self.crawler.spider
         out = Path(spider.out)
         done: dict[str, dict[str, Any]] = {}
-        for line in (out / JOURNAL).read_text(encoding="utf-8").splitlines():
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line a killed crawl cut short; that page was asked again
-                continue
+        for entry in entries(out):
             done[entry["page"]] = entry
-        now = datetime.now(UTC).isoformat()
+        now = clock.fetched_at()
         rows = []
         for page, keys in spider.keys.items():
             entry = done.get(page) or _item(page, spider.urls[page], failure=Failure.SITE_DOWN,

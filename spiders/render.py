@@ -100,6 +100,31 @@ def proxy_args(url: str) -> list[str]:
     return [f"--proxy-server={url}", "--proxy-bypass-list=<-loopback>"]
 
 
+FROM_FETCHED = {"playwright_page_init_callback": "spiders.render.serve_fetched"}
+"""A render request's meta that hands Chromium the page Scrapy fetched (`static_html`, `static_status`) instead of
+asking the site for it again: each page is fetched once, rendered or not."""
+
+
+async def serve_fetched(page: Any, request: Any) -> None:
+    """Before Chromium navigates: its first navigation of the main frame is answered with the page as served, which
+    the request carries; everything else (scripts, styles, data, later navigations) goes out as usual, through the
+    policy proxy. Playwright runs the route added last first, so this one comes before scrapy-playwright's own."""
+    body = request.meta["static_html"].encode("utf-8")
+    status = int(request.meta["static_status"])
+    answered = False
+
+    async def first_navigation(route: Any) -> None:
+        nonlocal answered
+        asked = route.request
+        if not answered and asked.is_navigation_request() and asked.frame.parent_frame is None:
+            answered = True
+            await route.fulfill(status=status, body=body, headers={"Content-Type": "text/html; charset=utf-8"})
+        else:
+            await route.fallback()
+
+    await page.route("**", first_navigation)
+
+
 ALLOWED: set[str] = set()
 """No longer read: Chromium's requests are guarded by the policy proxy, which sees redirects, WebSockets, popups
 and workers that a route of the page never sees. Kept until no spider writes it."""

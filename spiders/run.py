@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from spiders.settings import crawl_settings
+from timelyqa import clock
 from timelyqa.useragent import USER_AGENT_ENV
 from timelyqa.errors import ConfigError, SourceContractError
 
@@ -39,6 +40,7 @@ def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False
     it where a crawl was killed resumes that crawl; where one finished, starts afresh (the HTTP cache stays).
     `settings` change the crawl's pace (spiders.settings.TUNABLE), e.g. for a site of your own."""
     out = Path(out)
+    clock.now()  # a wrong TIMELYQA_CLOCK stops here, named, not in every page's stamp inside the crawl
     try:
         every = crawl_settings(out, fresh=fresh, render=str(args.get("render", "never")), tuned=settings)
     except ValueError as exc:

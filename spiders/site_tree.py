@@ -12,34 +12,38 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from scrapy import Request, Spider
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
+from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from spiders import clock, journal
 from spiders import render as rendering
 from spiders.browser import browser_meta, policy_refusal, served_as_is
 from spiders.clickables import clickables, static_hrefs
 from spiders.errors import failure_reason
-from spiders.guard import HostGuard
+from spiders.guard import HostGuard, Refusal
 from spiders.urls import TrapBounds, canonical, is_crawlable
 from timelyqa import page as pages
 
 RENDERS = ("never", "always", "auto")
-JOURNAL = "pages.jsonl"
+JOURNAL = journal.JOURNAL
 """The crawl's journal: one line a page, appended and flushed as the page comes in (spiders/store.py)."""
 
 
+NEVER_ASKED = frozenset({*(r.value for r in Refusal), "already_fetched"})
+"""Why a request was refused before it went out; any other failure of a request is a row with its reason."""
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider and are recorded with their status; redirects are still followed."""
 
 
-class SiteTreeSpider(Spider):
+class SiteTreeSpider(journal.JournaledSpider):
     name = "site_tree"
+    journal_key = "url"
+    redirects_are_edges = True  # one row a final page (spiders.once.OnceMiddleware asks for it once)
 
     def __init__(self, roots: str, out: str, max_depth: str = "4", max_pages: str = "1000",
                  allow_paths: str = "[]", render: str = "never", page_timeout: str = "30",
@@ -61,10 +65,11 @@ class SiteTreeSpider(Spider):
         self.links: dict[str, list[str]] = {}  # fetched page -> the pages it links to (canonical)
         self.alias: dict[str, str] = {}  # where a redirect ended -> the URL that was asked for
         self.requested: set[str] = set()
+        self.beyond: set[str] = set()  # pages linked only past max_depth so far
         self.fetched: set[str] = set()  # pages in the journal: fetched, or tried and failed
 
     async def start(self) -> Any:
-        self._replay(Path(self.out) / JOURNAL)
+        self.replay()
         for root in self.roots:
             for request in self._reach(root, 0, None, root):
                 yield request
@@ -72,29 +77,23 @@ class SiteTreeSpider(Spider):
             for request in self._reach(canonical(url), int(depth), parent, root):
                 yield request
 
-    def _replay(self, journal: Path) -> None:
-        """A crawl started again over a killed one: the pages its journal holds are in, with their links, so
-        depths are found again over them and only the pages not yet in are asked for."""
-        if not journal.is_file():
+    def replayed(self, entry: dict[str, Any]) -> None:
+        """A page the journal holds is in, with its links, so depths are found again over them and only the pages not
+        yet in are asked for; a redirect it holds leads to the page it ended on."""
+        if "redirect" in entry:
+            self.alias[entry["redirect"]] = entry["to"]
+            self.requested.add(entry["redirect"])
             return
-        for line in journal.read_text(encoding="utf-8").splitlines():
-            try:
-                page = json.loads(line)
-            except json.JSONDecodeError:  # the line the kill cut short: that page is asked for again
-                continue
-            key = page["url"]
-            self.fetched.add(key)
-            self.requested.add(key)
-            if (final := canonical(page["final_url"])) != key:
-                self.alias.setdefault(final, key)
-            self.links[key] = [canonical(c["href"]) for c in page["clickables"] if is_crawlable(c["href"])]
-        self.crawler.stats.set_value("pages/resumed", len(self.fetched))
+        key = entry["url"]
+        self.fetched.add(key)
+        self.requested.add(key)
+        self.links[key] = [canonical(c["href"]) for c in entry["clickables"] if is_crawlable(c["href"])]
 
     def parse(self, response: Response) -> Iterator[Any]:
         key = response.meta["key"]
-        final = canonical(response.url)
-        if final != key:
-            self.alias.setdefault(final, key)
+        if key in self.fetched:  # its row came first by another way (Chromium followed a redirect to it)
+            self.crawler.stats.inc_value("pages/skipped/already_fetched")
+            return
         rendered = bool(response.meta.get("playwright"))
         html = _html(response, rendered=rendered)
         if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
@@ -106,6 +105,26 @@ class SiteTreeSpider(Spider):
             else:
                 yield self._unfetched(key, response.url, f"redirect_{refused}")
             return
+        if moved := _navigated(response.url, key):
+            # Under `auto` Chromium was handed the page as served, so a script took it elsewhere: that page as served
+            # stands. Otherwise a redirect (Scrapy's or Chromium's own) or a script ended off the page asked for: a
+            # page on the site is the row, reached by an edge; anywhere else is refused with its reason.
+            refused = self.guard.refusal(response.url, resolve=False) if moved == "away" else moved
+            if rendered and ("static_html" in response.meta or refused is not None):
+                why = f"navigated_{refused or moved}"
+                self.crawler.stats.inc_value(f"render/failed/{why}")
+                if "static_html" in response.meta:
+                    yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
+                                          key, response.meta["static_html"], rendered=False,
+                                          reason=f"render_failed_{why}")
+                else:
+                    yield self._unfetched(key, response.url, why)
+                return
+            final = canonical(response.url)
+            yield from self._redirected(key, final)
+            if final in self.fetched:
+                return
+            key = final
         reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
         if html is not None and not rendered and self.render == "auto" and response.status < 400:
             needed = rendering.render_reason(html)
@@ -130,8 +149,8 @@ class SiteTreeSpider(Spider):
         self.crawler.stats.inc_value(f"render/{reason}")
         return Request(response.url, callback=self.parse, errback=self.render_failed, dont_filter=True,
                        priority=-self.depth[key] + 1,
-                       meta={"key": key, **browser_meta(), "render_reason": reason, "dont_cache": True,
-                             "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
+                       meta={"key": key, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": reason,
+                             "dont_cache": True, "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
                              "static_status": response.status, "handle_httpstatus_list": ERROR_STATUSES,
                              "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
 
@@ -156,22 +175,43 @@ class SiteTreeSpider(Spider):
             error = pages.UNPARSABLE
             self.crawler.stats.inc_value(f"pages/error/{error}")
         yield {"url": key, "final_url": response.url, "status": response.status,
-               "fetched_at": datetime.now(UTC).isoformat(), "sha256": hashlib.sha256(response.body).hexdigest(),
+               "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
                "html": html, "error": error, "rendered": rendered, "render_reason": reason,
                "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
         for target in self.links[key]:
             yield from self._reach(target, here + 1, key, self.root_of[key])
 
+    def _redirected(self, key: str, final: str) -> Iterator[Any]:
+        """`key` redirected to `final`: an edge, and `final` is as near as `key` (it may have a row already, or have
+        been reached by a longer path)."""
+        self.crawler.stats.inc_value("pages/redirected")
+        yield {"redirect": key, "to": final}
+        self.alias[key] = final
+        self.requested.add(final)
+        depth, via, root = self.depth[key], self.parent[key], self.root_of[key]
+        if final in self.fetched:
+            yield from self._reach(final, depth, via, root)
+        elif (known := self.depth.get(final)) is None or known > depth:
+            self.depth[final], self.parent[final], self.root_of[final] = depth, via, root
+
     def failed(self, failure: Failure) -> Iterator[Any]:
         request: Request = failure.request  # type: ignore[attr-defined]
         key = request.meta["key"]
         reason = failure_reason(failure)
+        redirected = bool(request.meta.get("redirect_urls"))
+        if failure.check(HttpError):  # a redirect Scrapy would not follow (file:, ftp:, ...): the answer stands
+            target = failure.value.response.headers.get("Location", b"").decode("latin-1")  # type: ignore[union-attr]
+            yield self._unfetched(key, target or request.url, reason)
+            return
         if failure.check(IgnoreRequest):
-            if not request.meta.get("redirect_urls"):
+            if reason == "already_fetched" and redirected:  # the redirect ends on a page asked for already
+                yield from self._redirected(key, canonical(request.url))  # once.py canonicalised it too
+                return
+            if not redirected and reason in NEVER_ASKED:
                 self.crawler.stats.inc_value(f"pages/skipped/{reason}")
-                return  # never requested (robots.txt, the guard): not a page
-            if reason != "redirect_limit":  # the page answered with a redirect to where the crawl may not go
+                return  # never requested (robots.txt, the guard, asked already): not a page
+            if redirected and reason != "redirect_limit":  # a redirect to where the crawl may not go
                 reason = f"redirect_{reason}"
         yield self._unfetched(key, request.url, reason)
 
@@ -180,7 +220,7 @@ class SiteTreeSpider(Spider):
         self.links[key] = []
         self.fetched.add(key)
         return {"url": key, "final_url": final_url, "status": None,
-                "fetched_at": datetime.now(UTC).isoformat(), "sha256": None, "html": None,
+                "fetched_at": clock.fetched_at(), "sha256": None, "html": None,
                 "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
@@ -193,7 +233,8 @@ class SiteTreeSpider(Spider):
             if known is not None and known <= d:
                 continue  # already as near or nearer
             if known is None and d > self.max_depth:
-                continue  # beyond the limit, unless a shorter path turns up later
+                self.beyond.add(page)  # beyond the limit, unless a shorter path turns up later: counted at the end
+                continue
             self.depth[page], self.parent[page], self.root_of[page] = d, via, root
             if page in self.links:  # fetched already: what it links to is nearer now too
                 work += [(t, d + 1, page) for t in self.links[page]]
@@ -230,6 +271,13 @@ def _html(response: Response, *, rendered: bool) -> str | None:
     if rendered:
         return response.text
     return pages.decode(response.body, response.headers.get("Content-Type", b"").decode("latin-1") or None)[0]
+
+
+def _navigated(url: str, key: str) -> str | None:
+    """Where Chromium ended, if not on the page asked for: `away` (another page), `not_http` (an error page)."""
+    if not is_crawlable(url):
+        return "not_http"
+    return "away" if canonical(url) != key else None
 
 
 def _is_html(response: TextResponse) -> bool:

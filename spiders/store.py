@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import polars as pl
 from scrapy.crawler import Crawler
 
 from spiders.content import ContentWorkers, read
+from spiders.journal import JournalPipeline, entries, open_journal
 from timelyqa.files import write_parquet, write_text
 from timelyqa.site_tree.facts import FACT_DTYPE
 
@@ -27,7 +28,7 @@ when it was): what questions are asked about, and what a later crawl re-checks."
 LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
 
 
-class CrawlStore:
+class CrawlStore(JournalPipeline):
     """An item pipeline: each page is appended (and flushed) to pages.jsonl as the crawl goes, so a killed crawl keeps
     what it fetched; at the end pages.parquet, links.parquet (the pages' clickables) and crawl_stats.json are written
     with each page's final depth, its parent on the shortest path and its root.
@@ -37,21 +38,18 @@ class CrawlStore:
     read here, in turn. A page is in the journal once its content is."""
 
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        self.journal: IO[str]  # opened by open_spider, which Scrapy calls first
+        super().__init__(crawler)
         self.workers = ContentWorkers([])
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> CrawlStore:
-        return cls(crawler)
-
-    async def open_spider(self) -> None:
-        out = Path(self.crawler.spider.out)  # type: ignore[union-attr]
-        out.mkdir(parents=True, exist_ok=True)
-        self.journal = (out / "pages.jsonl").open("a", encoding="utf-8")
+    async def open_spider(self) -> None:  # type: ignore[override]
+        self.journal = open_journal(self.crawler.spider.out)  # type: ignore[union-attr]
         self.workers = await ContentWorkers.start(self.crawler.settings.getint("EXTRACT_WORKERS"))
 
     async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
+        if "redirect" in item:  # an edge of the click graph, not a page
+            self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
+            self.journal.flush()
+            return item
         html, url, with_facts = item.pop("html"), item["final_url"], item["error"] is None
         content = await self.workers.read(html, url, with_facts=with_facts) if html and self.workers else None
         if content is None:
@@ -69,7 +67,10 @@ class CrawlStore:
         self.journal.close()
         spider: Any = self.crawler.spider
         out = Path(spider.out)
-        pages = [json.loads(line) for line in (out / "pages.jsonl").read_text(encoding="utf-8").splitlines()]
+        journal = list(entries(out))
+        pages = [p for p in journal if "url" in p]
+        redirects = [{"from": e["redirect"], "to": e["to"], "text": "", "kind": "redirect"}
+                     for e in journal if "redirect" in e]
         rows = []
         for page in {p["url"]: p for p in pages}.values():  # one row a page, the last attempt
             key = page["url"]
@@ -77,16 +78,18 @@ class CrawlStore:
                          "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
         frame = pl.DataFrame(rows, schema=PAGE_SCHEMA, orient="row").sort("depth", "url")
         write_parquet(frame, out / "pages.parquet")
-        # the click graph is the pages' clickables, in the order the pages came in
+        # the click graph is the pages' clickables, in the order the pages came in, and the redirects
         links = [{"from": p["url"], "to": c["href"], "text": c["text"], "kind": c["kind"]}
-                 for p in pages for c in p["clickables"]]
+                 for p in pages for c in p["clickables"]] + redirects
         write_parquet(pl.DataFrame(links, schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
                       out / "links.parquet")
-        write_text(out / "crawl_stats.json", json.dumps(crawl_stats(frame, self.crawler.stats.get_stats()),
-                                                        indent=2, sort_keys=True, default=str))
+        if beyond := len(spider.beyond - spider.depth.keys()):  # linked, but only from past the depth limit
+            self.crawler.stats.set_value("traps/depth_exceeded", beyond)
+        stats = crawl_stats(frame, self.crawler.stats.get_stats(), len(redirects))
+        write_text(out / "crawl_stats.json", json.dumps(stats, indent=2, sort_keys=True, default=str))
 
 
-def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
+def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any], redirected: int = 0) -> dict[str, Any]:
     """What a crawl did: pages, bytes, errors by reason, rendered pages, pages per depth, refused and bounded URLs,
     and pages a content worker failed on."""
     fetched = pages.filter(pl.col("error").is_null())
@@ -103,5 +106,6 @@ def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any]) -> dict[str, Any]:
         "bounded": by_prefix("traps/"),
         "skipped": by_prefix("pages/skipped/"),
         "robots": by_prefix("robots/"),  # how each host's robots.txt ended (spiders/robotsfile.py's cases)
+        "redirected": redirected,  # redirects, each an edge to the page it ended on (links.parquet, kind redirect)
         "worker_failed": int(stats.get("content/worker_failed", 0)),  # pages then read in the crawl's own process
     }

@@ -109,7 +109,8 @@ def test_a_newcomer_runs_the_first_command_and_every_command_of_use_a_release(tm
     assert results.height == test.height and set(results["verdict"]) == {"wrong"}
     assert "| all | 0.0% |" in (clone / "out/eval/report.md").read_text()
     # Training: both exports write the train split, and a completion giving a row's answer earns 1.0.
-    train = pl.concat([pl.read_parquet(p) for p in sorted((clone / "out/demo/release/default").glob("train-*.parquet"))])
+    default = clone / "out/demo/release/default"
+    train = pl.concat([pl.read_parquet(p) for p in sorted(default.glob("train-*.parquet"))])
     assert f"verl: {train.height} rows in out/verl/train.parquet" in trained
     assert f"trl: {train.height} rows in out/trl/train.parquet" in trained
     assert trained.strip().splitlines()[-1] == "1.0"

@@ -166,7 +166,9 @@ def test_manifest_records_versions_hashes_counts_and_sources(sources: list[Path]
     run = wikidata["runs"][0]
     assert run["questions_sha256"] == hashlib.sha256((sources[0] / "questions.parquet").read_bytes()).hexdigest()
     assert run["manifest"]["inputs"]["after"]["sha256"] == "ab" * 32
-    assert run["manifest"]["timings"] == {"verify": 1.5}
+    # How long a run took is not what the release holds (the same inputs give the same release bytes): the timings
+    # stay in the source folder's manifest only.
+    assert "timings" not in run["manifest"] and run["manifest"]["counts"]
     assert build_release(sources, tmp_path / "v", version="v9", created=CREATED)["version"] == "v9"
 
 

@@ -42,7 +42,8 @@ def test_auto_renders_what_scripts_build_and_follows_the_links_they_insert(tmp_p
     want = reachable(site, max_depth=4)  # the script-built menu followed
     assert set(asked) == set(want)
     again = {p: n for p, n in Counter(asked).items() if n > 1}
-    assert again == {"/": 2, "/program/posters": 2}, "the rendered page once as served and once in Chromium"
+    # the rendered page is fetched once: Chromium is handed the page as served (issue 26); the 500 is retried
+    assert again == {"/program/posters": 2}, "a page rendered under auto is fetched once"
     by_path = {path_of(r["url"]): r for r in pages.iter_rows(named=True)}
     assert {p: r["depth"] for p, r in by_path.items()} == {p: want[p] for p in by_path}
     home = by_path["/"]

@@ -276,27 +276,46 @@ def publish(
     typer.echo(result.summary())
 
 
-DEMO_FLOORS = "data/demo/floors.yaml"
+DEMO_FLOORS = "data/demo-floors.yaml"
 """The floors the demo's release is held to (publish/gate.py)."""
 
 
 @app.command()
 def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path("out/demo")) -> None:
     """The main job on the embedded defaults: every registered source on its bundled inputs, into one release, held
-    to the demo's pinned floors (data/demo/floors.yaml): a change that makes the demo's questions fewer or worse
-    fails it."""
+    to the demo's pinned floors (data/demo-floors.yaml): a change that makes the demo's questions fewer or worse
+    fails it.
+
+    The demo is dated by its inputs, not the wall clock: its crawls are stamped with the newest moment the bundled
+    inputs carry, so the same checkout gives the same release, byte for byte, on any day."""
+    from publish.gate import Floors
+    from publish.release import build_release
+    from timelyqa import clock, demo as steps
     from timelyqa.sources import ROOT, sources
 
     with _one_line_errors():
         _check_paths(out=out)
+        at = steps.inputs_clock()
+    specs = sources()
+    total = len(specs) + 1
+    typer.echo(f"timelyqa demo: {len(specs)} sources on the bundled inputs in data/demo, dated {at.isoformat()} "
+               "(the inputs' newest moment, not today)")
     folders = []
-    for name, spec in sources().items():
-        with _one_line_errors(), _progress(counted=True) as report:
-            manifest = spec.demo(out / name, report)
-        _print_funnel(manifest)
-        typer.echo(f"{manifest.counts['questions']} questions in {out / name / 'questions.parquet'}")
-        folders.append(out / name)
-    release(sources=folders, out=out / "release", version=None, previous=None, floors=ROOT / DEMO_FLOORS)
+    with clock.fixed(at):
+        for number, (name, spec) in enumerate(specs.items(), start=1):
+            typer.echo(steps.step_header(number, total, spec))
+            with _one_line_errors(), _progress(counted=True) as report:
+                manifest = spec.demo(out / name, report)
+            _print_funnel(manifest)
+            typer.echo(f"{manifest.counts['questions']} questions in {out / name / 'questions.parquet'}")
+            folders.append(out / name)
+        typer.echo(steps.release_header(total, total, folders, out / "release"))
+        with _one_line_errors():
+            result = build_release(folders, out / "release", floors=Floors.load(ROOT / DEMO_FLOORS), synthetic=True)
+    for config in result["configs"]:
+        typer.echo(load_line(out / "release", config))
+    for line in steps.summary(result, out / "release"):
+        typer.echo(line)
 
 
 review_app = typer.Typer(help="Human review of a release's test rows: accept or reject, never edit (LiveNewsBench's "

@@ -20,7 +20,7 @@ import re
 import shutil
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from xml.etree import ElementTree
 from pathlib import Path
 from typing import Any, Literal
@@ -28,6 +28,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from timelyqa import clock
 from timelyqa.errors import ConfigError
 from timelyqa.files import open_compressed, sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
@@ -162,7 +163,7 @@ def finish(out: Path, settings: Settings, records: list[Any], details: dict[str,
         ledger.keep(record)
     articles = pl.read_parquet(out / ARTICLES)
     fetched = articles.get_column("fetched_at").drop_nulls()
-    as_of = fetched.max() if fetched.len() else datetime.now(UTC)
+    as_of = fetched.max() if fetched.len() else clock.now()
     inputs = {name.removesuffix(".parquet"): Input(path=str(out / name), sha256=sha256_file(out / name))
               for name in (EVENTS, LINKS, ARTICLES) if (out / name).is_file()}
     return ledger.finish(as_of=as_of, inputs=inputs, settings=json.loads(settings.model_dump_json()),

@@ -105,8 +105,10 @@ def plan(recipe: Recipe, at: datetime, variables: Mapping[str, str], *, now: dat
         return Plan(recipe, at, fail=(str(RecipeReject.RECIPE_INVALID), f"fetch.url: {exc}"))
     if not clock.is_dated(template) and abs(now - at) > LIVE_TOLERANCE:
         return Plan(recipe, at, dates=tuple(dates), fail=(
-            str(Failure.NOT_LIVE_CLOCK), f"{template} shows only the present; the clock {at.isoformat()} is "
-            f"{_far(now - at)} from now"))
+            # The detail names the clock and the tolerance, not the distance to now: the same inputs give the same
+            # rejects (and release bytes) whatever day the check runs.
+            str(Failure.NOT_LIVE_CLOCK), f"{template} shows only the present; the clock {at.isoformat()} is more "
+            f"than {_far(LIVE_TOLERANCE)} from the moment the page is fetched"))
     return Plan(recipe, at, urls=tuple(urls), dates=tuple(dates))
 
 

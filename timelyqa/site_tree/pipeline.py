@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
+from timelyqa import clock
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
@@ -191,7 +192,7 @@ def _through(ledger: StageWriter, candidates: Sequence[Candidate], drafts: Seque
 def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Settings,
             earlier: pl.DataFrame | None) -> Manifest:
     fetched = pages.get_column("fetched_at").drop_nulls()
-    as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else datetime.now().astimezone()
+    as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else clock.now()
     ledger.out.mkdir(parents=True, exist_ok=True)
     if earlier is not None:
         roots = list(set(pages.get_column("root_url").drop_nulls()))
