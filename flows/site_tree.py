@@ -1,4 +1,5 @@
-"""The site-tree flow: a crawl of each root in its own process, then questions by click depth from its pages.
+"""The site-tree flow: each root's site crawled as a shard in its own process (mapped tasks, so a Dask runner
+spreads them over machines), the shards merged into one crawl, then questions by click depth from its pages.
 
 The template generator writes the questions in one task; the LLM writer in three (write, verify, finish), each
 retried on its own, a retry paying only for the replies its cache does not hold.
@@ -12,14 +13,16 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from prefect import flow, task
+from prefect import flow, task, unmapped
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
-from spiders.run import check_roots, crawl
+from flows.wikidata import fanout
+from spiders import shards
+from spiders.run import check_roots, crawl, summary
 from timelyqa.useragent import user_agent
-from timelyqa.errors import ConfigError
+from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import llm, pipeline
@@ -33,14 +36,53 @@ def check_inputs(roots: list[str]) -> None:
     check_roots(roots, user_agent=user_agent())
 
 
-@task(timeout_seconds=4 * 3600, tags=["crawl"])
-def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str) -> dict[str, Any]:
-    """Each crawl in its own process (Twisted's reactor cannot restart); fails when it fetched nothing."""
-    stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                "render": render}, out)
+@task(tags=["crawl"], cache_policy=NONE)
+def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str) -> dict[str, Any]:
+    """One site's crawl in its own process and folder. A shard that finished in a run that did not is not crawled
+    again; one that was killed resumes from its own journal. A shard that fetched nothing is finished too: its
+    reasons are in its stats, and the run fails only when every shard fetched nothing."""
+    if shards.finished(out):
+        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+    try:
+        return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
+                                   "render": render, "entries": json.dumps(shards.given(out))}, out)
+    except SourceContractError:
+        if not shards.finished(out):  # the process died before its end: the next run resumes it
+            raise
+        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+
+
+@task(cache_policy=NONE)
+def merge_shards(folders: list[Path], out: Path) -> dict[str, Any]:
+    stats = shards.merge(folders, out)
     create_table_artifact(crawl_rows(stats), key="site-tree-crawl",
                           description="site_tree: what the crawl fetched and why not")
+    if not stats.get("pages"):
+        raise SourceContractError(f"crawl site_tree fetched nothing: {summary(stats)}")
     return stats
+
+
+def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str,
+                dask_address: str | None = None) -> dict[str, Any]:
+    """Crawl each root's site as a shard (`out`/shards/<host>), the shards as mapped tasks on the Dask cluster
+    `dask_address` names (flows.wikidata.dask_runner) or on the flow's own runner, then merge them into `out`.
+    A run over a crawl that finished crawls every shard again; a run over a killed one keeps the finished shards."""
+    by_site = shards.shard_roots(roots)
+    folders = {site: shards.shard_dir(out, site) for site in by_site}
+    if shards.finished(out):  # the last run over `out` ran to its end: this one is a new crawl of every shard
+        for folder in folders.values():
+            shards.reset(folder)
+    (out / shards.STATS).unlink(missing_ok=True)  # only then: a run killed before this point is new again
+    todo = list(by_site)
+    with fanout(dask_address) as lanes:
+        while todo:  # a round: the shards given new entries by the last one (every shard in the first)
+            lanes.map(crawl_shard, roots=[by_site[s] for s in todo], out=[folders[s] for s in todo],
+                      max_depth=unmapped(max_depth), max_pages=unmapped(max_pages), render=unmapped(render))
+            wanted = shards.cross_entries(folders, max_depth)
+            todo = [s for s in by_site if wanted[s] != shards.given(folders[s])]
+            for site in todo:
+                shards.give(folders[site], wanted[site])
+    return merge_shards(list(folders.values()), out)
 
 
 @task
@@ -90,13 +132,14 @@ def _name(params: dict[str, Any]) -> str:
 @reported
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
                    max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
-                   generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None
-                   ) -> dict[str, Any]:
+                   generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None,
+                   dask_address: str | None = None) -> dict[str, Any]:
     """Questions by click depth over whole website trees, as WebWalkerQA makes them.
 
-    Each of `roots` is crawled breadth first on its own site, `max_depth` clicks deep and `max_pages` requests in
-    all, rendering pages in Chromium by `render` (auto, never, always); the User-Agent is
-    TIMELYQA_CRAWL_USER_AGENT's. `site` instead names a folder of a bundled site, served on 127.0.0.1 for the run
+    Each of `roots` is crawled breadth first on its own site, `max_depth` clicks deep and `max_pages` requests a
+    site, each site a shard in a process of its own (on the Dask cluster `dask_address` names, `local:N` or a
+    scheduler's address, else TIMELYQA_DASK_ADDRESS's, else side by side here), rendering pages in Chromium by
+    `render` (auto, never, always); the User-Agent is TIMELYQA_CRAWL_USER_AGENT's. `site` instead names a folder of a bundled site, served on 127.0.0.1 for the run
     (the demo's). The crawl goes to `out`/crawl, the questions (`domain`, `seed`) to `out`. `generator` is
     `template` (offline) or `llm` (WebWalker's prompts: TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_* verifies; the
     writer's key may come from the Prefect Secret block `llm_secret_block`), its models checked before the crawl.
@@ -113,7 +156,7 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
         if site is not None:
             roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
         check_inputs(roots or [])
-        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render)
+        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address)
     earlier = last_release(previous)
     if settings.generator == "llm":
         written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)

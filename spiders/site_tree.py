@@ -47,9 +47,10 @@ class SiteTreeSpider(journal.JournaledSpider):
 
     def __init__(self, roots: str, out: str, max_depth: str = "4", max_pages: str = "1000",
                  allow_paths: str = "[]", render: str = "never", page_timeout: str = "30",
-                 pattern_budget: str = "500", **kwargs: Any) -> None:
+                 pattern_budget: str = "500", entries: str = "[]", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.roots = [canonical(r) for r in json.loads(roots)]
+        self.entries = json.loads(entries)  # [url, depth, parent, root]: this site's pages another shard links to
         self.out = out
         self.max_depth, self.max_pages = int(max_depth), int(max_pages)
         if render not in RENDERS:
@@ -71,6 +72,9 @@ class SiteTreeSpider(journal.JournaledSpider):
         self.replay()
         for root in self.roots:
             for request in self._reach(root, 0, None, root):
+                yield request
+        for url, depth, parent, root in self.entries:  # reached from another site's shard (spiders/shards.py)
+            for request in self._reach(canonical(url), int(depth), parent, root):
                 yield request
 
     def replayed(self, entry: dict[str, Any]) -> None:
