@@ -69,6 +69,8 @@ def reported(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except TimelyQAError as exc:
+            if FlowRunContext.get() is None:  # called as a plain function (`flow.fn(...)`): no run to fail
+                raise
             return failed_with_reason(exc)  # type: ignore[return-value] - a returned state is the run's final state
     return run
 
