@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -34,6 +35,7 @@ when that process dies, however it dies, so an unlocked store is a killed run's.
 UNLOCKED_GRACE_S = 60.0
 """A store folder in a work folder without its lock file yet (made a moment ago, or by a run killed between
 making it and locking it) is left alone this long."""
+_STARTING = threading.Lock()
 _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -92,10 +94,14 @@ class LocalOxigraph:
             raise ConfigError(f"N-Triples file {self.nt_file} does not exist")
         if self.workdir is not None:
             self.workdir.mkdir(parents=True, exist_ok=True)
-        remove_stale_stores(Path(self.workdir or tempfile.gettempdir()), own=self.workdir is not None)
-        self._tmp = Path(tempfile.mkdtemp(prefix=STORE_PREFIX, dir=self.workdir))
-        try:
+        # Stores start side by side in one process (the verification batches of a threaded task runner): the sweep
+        # of stale stores and a new store's lock go one at a time, or a sweep could take a store whose lock file
+        # exists but is not yet held for stale.
+        with _STARTING:
+            remove_stale_stores(Path(self.workdir or tempfile.gettempdir()), own=self.workdir is not None)
+            self._tmp = Path(tempfile.mkdtemp(prefix=STORE_PREFIX, dir=self.workdir))
             self._lock = _hold_lock(self._tmp / LOCK)
+        try:
             self._load(binary, self._tmp / "store")
             self._serve(binary, self._tmp / "store")
         except BaseException:
