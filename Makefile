@@ -94,7 +94,7 @@ test: setup-test model browser pydocs pgdocs faketime sandbox postgres
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
 # the installed command, whole pipelines through Oxigraph), in under a minute; needs neither llama.cpp nor the model.
 # Three workers on the two cores (pytest-xdist): the fast tests wait on servers, sandboxes and sleeps as much as they
-# compute, and a third worker fills those waits (52 s here against 56 s with two).
+# compute, and a third worker fills those waits (53 s here).
 check: setup sandbox
 	$(VENV)/bin/pytest -m "not slow" -q -n 3
 

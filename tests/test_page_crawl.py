@@ -14,6 +14,8 @@ import pytest
 
 from spiders.run import crawl
 
+pytestmark = pytest.mark.slow  # a real crawl in a process of its own: make test, not make check
+
 XHTML = ('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 '
          'Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd"><html xmlns="http://www.w3.org/'
          '1999/xhtml"><head><meta http-equiv="Content-Type" content="text/html; charset=UTF-8" /><title>Chapter 1. '

@@ -237,6 +237,7 @@ def test_an_existing_tag_is_refused_before_anything_is_sent(hub: HubServer, rele
     assert state(hub) == before
 
 
+@pytest.mark.slow  # waits out real retries and backoff
 def test_a_publish_stopped_before_the_tag_leaves_no_tag_and_running_it_again_completes_it(
         hub: HubServer, releases: tuple[Path, Path]) -> None:
     first, second = releases
@@ -265,6 +266,7 @@ def test_a_commit_whose_answer_is_lost_is_not_made_twice(hub: HubServer, release
     assert [s.status for s in hub.calls("commit")] == [0]
 
 
+@pytest.mark.slow  # waits out real retries and backoff
 def test_transient_failures_are_retried_and_others_are_not(hub: HubServer, releases: tuple[Path, Path]) -> None:
     first, _ = releases
     hub.fail_next("commit", 503, retry_after=0)
@@ -285,6 +287,7 @@ def test_transient_failures_are_retried_and_others_are_not(hub: HubServer, relea
     assert len(hub.calls("refs")) == refs_seen  # refused once, not retried
 
 
+@pytest.mark.slow  # waits out real retries and backoff
 def test_a_retry_after_given_as_an_http_date_is_honoured(hub: HubServer, releases: tuple[Path, Path]) -> None:
     """RFC 9110 lets a server say when to come back as a date as well as in seconds."""
     first, _ = releases

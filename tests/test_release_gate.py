@@ -72,6 +72,7 @@ def test_a_wrong_floors_file_is_one_line_naming_the_file_and_field(tmp_path: Pat
     assert str(wrong.value).startswith(f"--floors {path}: ") and says in str(wrong.value), str(wrong.value)
 
 
+@pytest.mark.slow  # two runs of the installed command
 def test_the_command_exits_1_below_the_floors_and_2_on_a_wrong_file(tmp_path: Path) -> None:
     sources = folders(tmp_path)
     (tmp_path / "floors.yaml").write_text("rows: {wikidata: 100}\n")

@@ -15,6 +15,8 @@ from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.merge import MergeStats
 from timelyqa.wikidata.pipeline import Settings
 
+pytestmark = pytest.mark.slow  # generated worlds synthesised many ways: make test, not make check
+
 
 @pytest.fixture(scope="module")
 def delta_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:

@@ -55,6 +55,7 @@ def test_no_rows_at_all_gives_an_empty_file_of_the_schema(tmp_path: Path) -> Non
     assert pl.read_parquet(tmp_path / "none.parquet").height == 0
 
 
+@pytest.mark.slow  # a generated world's delta
 def test_the_delta_of_a_generated_world_is_merged_in_bounded_memory(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     w = make_world(5, players=400, clubs=40)
