@@ -38,6 +38,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         self._timeout = crawler.settings.getfloat("ROBOTSTXT_TIMEOUT", ROBOTSTXT_TIMEOUT)
+        self._waiters: dict[str, list[Deferred[Rules]]] = {}  # a host whose robots.txt is on its way -> its pages
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
 
     def _bytes_received(self, data: bytes, request: Request, spider: Any = None) -> None:
@@ -48,25 +49,33 @@ class RobotsMiddleware(RobotsTxtMiddleware):
         if got >= ROBOTS_LIMIT:
             raise StopDownload(fail=False)  # the response is flagged "download_stopped"
 
-    async def robot_parser(self, request: Request) -> Rules | None:
+    async def robot_parser(self, request: Request) -> Rules:
+        """The host's rules; the first request of a host fetches its robots.txt, the others wait for that answer.
+
+        Each waiter has a Deferred of its own: Scrapy's one shared Deferred, awaited as an asyncio future by several
+        requests (the asyncio reactor every crawl runs on), gives the first waiter the rules and every later one
+        None, which Scrapy reads as "allow all" (a disallowed page fetched whenever three requests of a host
+        were waiting)."""
         netloc = urlparse_cached(request).netloc
-        if netloc not in self._parsers:
-            waiting: Deferred[Any] = Deferred()
-            self._parsers[netloc] = waiting
-            try:
-                rules = await self._fetch(request, netloc)
-            except Exception:  # a fault here must not leave the host's pages waiting on it forever: refused
-                logger.exception("robots.txt of %s could not be read", netloc)
-                rules = Rules(Case.UNREACHABLE)
-            self._stats.inc_value(f"robots/{rules.case}")
-            if rules.disallows_all:
-                logger.warning("robots.txt of %s: %s, so every page of it is refused (RFC 9309)", netloc, rules.case)
-            self._parsers[netloc] = rules
+        if isinstance(rules := self._parsers.get(netloc), Rules):
+            return rules
+        if (waiters := self._waiters.get(netloc)) is not None:
+            waiting: Deferred[Rules] = Deferred()
+            waiters.append(waiting)
+            return await maybe_deferred_to_future(waiting)
+        self._waiters[netloc] = []
+        try:
+            rules = await self._fetch(request, netloc)
+        except Exception:  # a fault here must not leave the host's pages waiting on it forever: refused
+            logger.exception("robots.txt of %s could not be read", netloc)
+            rules = Rules(Case.UNREACHABLE)
+        self._stats.inc_value(f"robots/{rules.case}")
+        if rules.disallows_all:
+            logger.warning("robots.txt of %s: %s, so every page of it is refused (RFC 9309)", netloc, rules.case)
+        self._parsers[netloc] = rules
+        for waiting in self._waiters.pop(netloc):
             waiting.callback(rules)
-        parser = self._parsers[netloc]
-        if isinstance(parser, Deferred):
-            return await maybe_deferred_to_future(parser)
-        return parser
+        return rules
 
     def process_request_2(self, rp: Any, request: Request) -> None:
         if isinstance(rp, Rules) and rp.cause is not None:

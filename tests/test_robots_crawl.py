@@ -125,3 +125,24 @@ def test_an_official_page_behind_a_failing_robots_txt_is_a_row_with_its_reason(t
         Failure.ROBOTS_DISALLOWED, f"robots.txt of {hosts[0]} forbids it")
     assert (fetched["mute"].failure, fetched["mute"].detail) == (Failure.SITE_DOWN, "download_failed")
     assert fetched["open"].failure is None and fetched["open"].sha256
+
+
+def test_every_page_waiting_for_its_hosts_robots_txt_is_held_to_it(tmp_path: Path) -> None:
+    """Seven pages of one host requested at once wait for its robots.txt (answered after a second): each is judged
+    by the rules that came. Scrapy's own middleware handed every waiter after the first None, "allow all" (the
+    refactor of scrapy/scrapy#6802 awaits one shared Deferred as several asyncio futures), so disallowed pages
+    were fetched whenever a host's robots.txt was slow; ours gives each waiter the rules."""
+    from timelyqa.official.pages import fetch  # noqa: PLC0415 - the recipes' crawl, many pages of a host at once
+    from timelyqa.official.reasons import Failure  # noqa: PLC0415
+
+    answer = RobotsAnswer(body=b"User-agent: *\nDisallow: /private/\n", delay=1.0)
+    with RobotsSite(answer) as site:
+        host = site.url.removeprefix("http://")
+        requests = [(f"private{n}", f"{site.url}/private/c?n={n}", "never") for n in range(6)]
+        requests.append(("open", site.url + "/a", "never"))
+        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=[host])
+    assert site.pages_asked == {"/a"}, "no page robots.txt disallows is asked, however many waited for it"
+    for n in range(6):
+        assert (fetched[f"private{n}"].failure, fetched[f"private{n}"].detail) == (
+            Failure.ROBOTS_DISALLOWED, f"robots.txt of {host} forbids it")
+    assert fetched["open"].failure is None and fetched["open"].sha256
