@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Input, Manifest
 from timelyqa.reasons import Reason
 from timelyqa.record import QARecord, Verification, record_id
@@ -32,7 +33,7 @@ class LineReject(Reason):
     NO_MAYOR = "no_mayor", "the line names no mayor"
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     (facts,) = inputs
     ledger = StageWriter("toy", out)
     for n, line in enumerate(facts.read_text(encoding="utf-8").splitlines(), start=1):

@@ -20,6 +20,7 @@ from timelyqa.reasons import Reason
 from timelyqa.record import QARecord, polars_schema
 
 if TYPE_CHECKING:
+    from timelyqa.crawling import Crawl
     from timelyqa.manifest import Manifest
 
 BUILTIN = ("timelyqa.wikidata.source", "timelyqa.wikipedia.source", "timelyqa.site_tree.source",
@@ -79,7 +80,7 @@ class SourceSpec:
     card: Card
     stages: tuple[Stage, ...]
     deployment: Deployment
-    run: Callable[[Sequence[Path], Path, Progress | None], Manifest]
+    run: Callable[[Sequence[Path], Path, Progress | None, Crawl], Manifest]
     """Run the source with its default settings on inputs like `demo_inputs` into a folder."""
     demo_inputs: tuple[str, ...]
     """The bundled inputs `make demo` runs it on, relative to the repository root."""
@@ -95,8 +96,9 @@ class SourceSpec:
     sites: test holds the live questions with their recipes, train and validation the resolved snapshots). A row with
     no fixed answer (`answer` empty) is released in its source's config only, beside what answers it."""
 
-    def demo(self, out: Path, progress: Progress | None = None) -> Manifest:
-        return self.run([ROOT / path for path in self.demo_inputs], out, progress)
+    def demo(self, out: Path, progress: Progress | None = None, *, crawl: Crawl) -> Manifest:
+        """The source on its bundled inputs into `out`; a crawled source crawls through `crawl` (the crawler's)."""
+        return self.run([ROOT / path for path in self.demo_inputs], out, progress, crawl)
 
     @cached_property
     def schema(self) -> pl.Schema:

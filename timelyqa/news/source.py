@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Manifest
 from timelyqa.news import questions
 from timelyqa.news.articles import ArticleReject
@@ -46,12 +47,12 @@ SECTION = (
 )
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     """A bundled archive: its portal export read, its outlets served on their loopback hosts, crawled, asked about."""
     from timelyqa.news import pipeline  # noqa: PLC0415 - the pipeline imports this entry
 
     portal, outlets = (Path(p) for p in inputs)
-    return pipeline.run_archive(portal, outlets, out)
+    return pipeline.run_archive(portal, outlets, out, crawl=crawl)
 
 
 SOURCE = SourceSpec(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Manifest
 from timelyqa.official.reasons import Failure, Health, RecipeReject
 from timelyqa.official.record import OfficialRecord
@@ -57,11 +58,11 @@ SECTION = (
 )
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     """A bundled world: its site served on its loopback port, its recipes checked at its clocks, rows built."""
     from timelyqa.official.pipeline import run_bundle  # noqa: PLC0415 - the pipeline imports this entry
 
-    return run_bundle(Path(inputs[0]), out)
+    return run_bundle(Path(inputs[0]), out, crawl=crawl)
 
 
 def released(df: pl.DataFrame) -> pl.DataFrame:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import candidates
 from timelyqa.site_tree.candidates import PageReject
@@ -33,11 +34,10 @@ SECTION = (
 )
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     """A bundled site (the folder of `index.html`) served on 127.0.0.1, crawled, and its questions written."""
     import json  # noqa: PLC0415
 
-    from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in a process of its own; no Scrapy here
     from timelyqa.localsite import LocalSite  # noqa: PLC0415
     from timelyqa.site_tree import pipeline  # noqa: PLC0415 - the pipeline imports this entry
 

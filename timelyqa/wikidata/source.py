@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Manifest
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.record import WikidataRecord
@@ -24,7 +25,7 @@ from timelyqa.wikidata.verify import ChangeReject, SparqlReject
 DEMO = ("data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2")
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     """The two dumps, T0 then T1."""
     from timelyqa.wikidata import pipeline  # noqa: PLC0415 - the pipeline imports this entry
 

@@ -10,6 +10,7 @@ import polars as pl
 
 from timelyqa.llm.check import CheckReject
 from timelyqa.llm.client import ReplyFailure
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Manifest
 from timelyqa.record import WikipediaRecord
 from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
@@ -28,7 +29,7 @@ DEMO_WINDOW = (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 11, 16, tzinfo=U
 """The window of the bundled export's edits that the demo asks about."""
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     """One export with history, asked about the demo's window."""
     from timelyqa.wikipedia import pipeline  # noqa: PLC0415 - the pipeline imports this entry
 
