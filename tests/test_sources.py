@@ -88,7 +88,7 @@ def test_every_reject_reason_is_snake_case_unique_and_explained_in_the_card() ->
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in CRAWLED else n for n in REGISTERED])
 def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tmp_path: Path) -> None:
     spec = sources()[name]
-    manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / name, None, crawl=spiders_run.crawl)
+    manifest = spec.run_on([ROOT / p for p in spec.fixtures], tmp_path / name, None, crawl=spiders_run.crawl)
     assert Manifest.read(tmp_path / name) == manifest
     questions = pl.read_parquet(tmp_path / name / "questions.parquet")
     rejected = pl.read_parquet(tmp_path / name / "rejected.parquet")
@@ -115,7 +115,7 @@ def test_a_new_source_needs_one_module_and_one_registry_entry(toy: SourceSpec, t
     assert manifest.counts == {"lines": 6, "questions": 4}
     assert manifest.rejects == {"not_json": 1, "no_mayor": 1}
     wikidata = sources()["wikidata"]
-    wikidata.run([ROOT / p for p in wikidata.fixtures], tmp_path / "wikidata", None, crawl=spiders_run.crawl)
+    wikidata.run_on([ROOT / p for p in wikidata.fixtures], tmp_path / "wikidata", None, crawl=spiders_run.crawl)
     release = build_release([tmp_path / "toy", tmp_path / "wikidata"], tmp_path / "release",
                             created=datetime(2026, 6, 2, tzinfo=UTC))
     assert set(release["configs"]) == {"default", "toy", "wikidata"}
@@ -197,7 +197,7 @@ def test_registering_a_taken_name_or_a_reason_twice_is_refused(toy: SourceSpec) 
 def test_the_card_says_what_the_quality_gate_let_through_and_sent_back(tmp_path: Path) -> None:
     """Per source, in the funnel section: the candidates that passed the gate, and those it sent back by reason."""
     spec = sources()["official_site"]
-    manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / "official", None, crawl=spiders_run.crawl)
+    manifest = spec.run_on([ROOT / p for p in spec.fixtures], tmp_path / "official", None, crawl=spiders_run.crawl)
     build_release([tmp_path / "official"], tmp_path / "release", created=datetime(2026, 11, 20, tzinfo=UTC))
     card = (tmp_path / "release" / "README.md").read_text(encoding="utf-8")
     gated = {r: n for r, n in manifest.rejects.items() if spec.reason_stage[r] == "quality"}

@@ -64,7 +64,7 @@ SOURCE = SourceSpec(
     card=Card("mayors of toy cities", ("## Toy: mayors", "", "Each `toy` row asks who a city's mayor is.", "")),
     stages=(Stage("read", ("lines",), (LineReject,)),),
     deployment=Deployment("toy-daily", "flows.toy:toy_flow", "0 1 * * *"),
-    run=run,
+    run="tests.toy_source:run",
     demo_inputs=("tests/fixtures/toy/facts.jsonl",),
     fixtures=("tests/fixtures/toy/facts.jsonl",),
 )

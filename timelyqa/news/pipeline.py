@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, ExitStack
 from datetime import date, datetime
 from xml.etree import ElementTree
@@ -44,6 +44,7 @@ from timelyqa.news.outlets import Outlets, crawl_args
 from timelyqa.news.outlets import plan_links as plan
 from timelyqa.news.questions import template_questions
 from timelyqa.news.source import ARCHIVE_PORT, SOURCE
+from timelyqa.sources import Progress
 from timelyqa.stages import LEDGER, StageWriter
 
 CRAWL = "crawl"
@@ -301,3 +302,10 @@ def _local_site(folder: Path, host: str, port: int) -> AbstractContextManager[An
 LOCAL_PACE = {"AUTOTHROTTLE_START_DELAY": 0.0, "DOWNLOAD_DELAY": 0.0}
 """A bundled archive on this machine is crawled without waiting between requests."""
 _DAY = re.compile(r"^Portal:Current events/(\d{4} [A-Z][a-z]+ \d{1,2})$")
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): a bundled archive, its portal export read, its outlets served on their
+    loopback hosts, crawled through `crawl`, asked about."""
+    portal, outlets = (Path(p) for p in inputs)
+    return run_archive(portal, outlets, out, crawl=crawl)

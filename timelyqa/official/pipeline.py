@@ -28,6 +28,7 @@ from timelyqa.official.resolve import dates_json
 from timelyqa.official.typed import asked, declared, expected, typed
 from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.record import Evidence, Verification, record_id
+from timelyqa.sources import Progress
 from timelyqa.stages import Dropped, StageWriter
 
 SOURCE_NAME = "official_site"
@@ -186,3 +187,9 @@ def _tree_sha256(path: Path) -> str:
         digest.update(str(file.relative_to(path) if file != path else file.name).encode() + b"\0")
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): a bundled world, its site served on its loopback port, its recipes checked
+    at its clocks through `crawl`, rows built."""
+    return run_bundle(Path(inputs[0]), out, crawl=crawl)
