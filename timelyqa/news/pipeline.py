@@ -42,7 +42,7 @@ from timelyqa.news.llm import NewsLLMWriter, llm_news_writer, pairs
 from timelyqa.news.llm import written as llm_written
 from timelyqa.news.outlets import Outlets, crawl_args
 from timelyqa.news.outlets import plan_links as plan
-from timelyqa.news.questions import template_questions
+from timelyqa.news.templates import template_questions
 from timelyqa.news.source import ARCHIVE_PORT, SOURCE
 from timelyqa.sources import Progress
 from timelyqa.stages import LEDGER, StageWriter
