@@ -423,11 +423,13 @@ Resolver = Callable[[Sequence[Any], datetime, Path], Sequence[Any]]
 
 
 def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, crawl: Crawl,
-                 resolver: Resolver | None = None, variables: Mapping[str, str] | None = None, allow_hosts: Sequence[str] = ()) -> list[Asked]:
+                 resolver: Resolver | None = None, variables: Mapping[str, str] | None = None,
+                 allow_hosts: Sequence[str] = ()) -> list[Asked]:
     """The live rows (no fixed answer, a recipe in the row) answered at `clock` by their recipes, through `crawl`
-    (the crawler's port; `resolver`, when given, answers instead), and asked with that clock; a row whose recipe fails stays unscorable with the recipe's reason. The recipes
-    are a release's, third-party data: they run no code, and reach public addresses only, each its own host, unless
-    the operator names a host (`variables`, `allow_hosts`: timelyqa.official.resolve's trust by origin)."""
+    (the crawler's port; `resolver`, when given, answers instead), and asked with that clock; a row whose recipe
+    fails stays unscorable with the recipe's reason. The recipes are a release's, third-party data: they run no
+    code, and reach public addresses only, each its own host, unless the operator names a host (`variables`,
+    `allow_hosts`: timelyqa.official.resolve's trust by origin)."""
     from timelyqa.official.recipe import RecipeError, parse_recipe  # noqa: PLC0415
 
     out = list(asked)
@@ -442,7 +444,8 @@ def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, crawl: 
     if not live:
         return out
     recipes = list({r.id: r for r in live.values()}.values())
-    answers = {a.recipe.id: a for a in (resolver or _resolver(crawl, variables or {}, allow_hosts))(recipes, clock, work)}
+    resolve_all = resolver or _resolver(crawl, variables or {}, allow_hosts)
+    answers = {a.recipe.id: a for a in resolve_all(recipes, clock, work)}
     for index, recipe in live.items():
         item, answer = out[index], answers.get(recipe.id)
         if answer is None or answer.value is None:
@@ -462,8 +465,8 @@ def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, crawl: 
 
 
 def _resolver(crawl: Crawl, variables: Mapping[str, str], allow_hosts: Sequence[str]) -> Resolver:
-    """The recipes' resolver through `crawl`, with the operator's variables (`--var`: a recipe's `{site}` and the like) and
-    the hosts the operator allows (`--allow-host`)."""
+    """The recipes' resolver through `crawl`, with the operator's variables (`--var`: a recipe's `{site}` and the
+    like) and the hosts the operator allows (`--allow-host`)."""
     def resolve_all(recipes: Sequence[Any], clock: datetime, work: Path) -> Sequence[Any]:
         from timelyqa.official.pages import PageStore  # noqa: PLC0415
         from timelyqa.official.resolve import resolve  # noqa: PLC0415
