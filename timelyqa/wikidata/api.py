@@ -1,5 +1,5 @@
 """The Wikidata Action API for the incremental mode: which entities changed in a window, and an entity's JSON at a
-revision, at a moment or now, all through the polite MediaWiki client (timelyqa/wikipedia/apiclient.py).
+revision, at a moment or now, all through the polite MediaWiki client (timelyqa/mediawiki/client.py).
 
 - `list=recentchanges` (items and properties, namespaces 0 and 120) gives the edits after T0 up to T1; the
   first edit's `old_revid` is the revision current at T0 (0: created in the window), the last edit's `revid`
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from timelyqa.errors import ConfigError, SourceContractError
-from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
 
 ENV_PREFIX = "TIMELYQA_WIKIDATA_API_"
 DEFAULT_ENDPOINT = "https://www.wikidata.org/w/api.php"

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from timelyqa.errors import ConfigError
-from timelyqa.wikipedia.apiclient import ApiSettings
+from timelyqa.mediawiki.wiki import Wiki as Source, source_of  # noqa: F401 (the run's source, named here too)
 from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
 
 MAX_HORIZON_DAYS = 366
 """The longest horizon: it asks whether an answer moves soon after the window (DailyQA watches a week); past a year
 `frequent_update` says nothing of a weekly benchmark, and the window's end plus it must stay a date."""
-
-Source = Path | ApiSettings
-"""A MediaWiki XML export or dump with revision history, or the Action API of a live wiki."""
 
 
 class Settings(BaseModel):
@@ -59,15 +55,6 @@ class Settings(BaseModel):
     @property
     def horizon(self) -> timedelta:
         return timedelta(days=self.horizon_days)
-
-
-def source_of(dump: str | Path | None, api: str | None, user_agent: str | None = None) -> Source:
-    """The pages' source from the two ways to name one: a dump file or an API URL, exactly one of them."""
-    if (dump is None) == (api is None):
-        raise ConfigError("give one of --dump FILE or --api URL (a MediaWiki XML export, or a wiki's api.php)")
-    if dump is not None:
-        return Path(dump)
-    return ApiSettings.from_env(endpoint=api, user_agent=user_agent)
 
 
 def parse_moment(text: str, option: str, *, end_of_day: bool = False) -> datetime:
