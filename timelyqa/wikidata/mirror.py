@@ -32,7 +32,8 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.http import RetryPolicy, retry_after, transient_status
 from timelyqa.useragent import wikimedia_user_agent
 
 DEFAULT_MIRROR = "https://dumps.wikimedia.org/wikidatawiki/entities/"
@@ -43,7 +44,6 @@ SUMS = (("sha1", "sha1sums"), ("md5", "md5sums"))
 """The checksum files a run folder publishes, strongest first."""
 CHUNK = 1 << 20
 _FOLDER = re.compile(r'href="(?:\./)?(\d{8})/?"')
-_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 Progress = Callable[[str, int, int], None]
 """Called with (file name, bytes on disk, bytes in all) as a dump downloads."""
@@ -134,6 +134,7 @@ class Mirror:
                  progress: Progress | None = None) -> None:
         self.settings = settings
         self._sleep, self._progress = sleep, progress
+        self._policy = RetryPolicy(settings.retries, settings.backoff, settings.max_wait)
         # One connection: the mirror gets one request at a time from this client, never a parallel download.
         # Bytes as stored (identity): the checksums are of the file, not of a transfer encoding.
         self._http = httpx.Client(headers={"User-Agent": settings.user_agent, "Accept-Encoding": "identity"},
@@ -220,58 +221,58 @@ class Mirror:
 
     def _fetch(self, dump: Dump, part: Path) -> str:
         """Bring `part` to the whole file, resuming after each cut; the hex digest of what is on disk."""
-        for attempt in range(self.settings.retries + 1):
-            hasher = hashlib.new(dump.algorithm)
-            have = _hash_into(hasher, part) if part.exists() else 0
-            try:
-                with self._http.stream("GET", dump.url, headers={"Range": f"bytes={have}-"} if have else {}) as r:
-                    if r.status_code == 416 and have:  # the .part already holds every byte
-                        return hasher.hexdigest()
-                    self._check(r, dump.url)
-                    total = _total(r, have)
-                    if r.status_code == 206 and not _resumes_at(r, have):
-                        part.unlink()
-                        raise TransientSourceError(f"answered a range that does not start at byte {have}")
-                    if r.status_code == 200:  # no range asked, or the mirror ignored it: the whole file comes
-                        hasher, have = hashlib.new(dump.algorithm), 0
-                    with part.open("ab" if have else "wb") as f:
-                        for chunk in r.iter_raw():  # as it arrives: a cut keeps every byte that came
-                            f.write(chunk)
-                            hasher.update(chunk)
-                            have += len(chunk)
-                            if self._progress:
-                                self._progress(dump.name, have, total)
-                return hasher.hexdigest()
-            except (httpx.TransportError, TransientSourceError) as exc:
-                if attempt == self.settings.retries:
-                    raise TransientSourceError(f"{dump.url}: {exc}; {part} keeps what arrived, the next run resumes "
-                                               "from it") from None
-                wait = exc.retry_after if isinstance(exc, TransientSourceError) else None
-                self._sleep(min(wait if wait is not None else self.settings.backoff * 2 ** attempt,
-                                self.settings.max_wait))
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._policy.run(lambda _: self._fetch_once(dump, part), sleep=self._sleep)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{dump.url}: {exc}; {part} keeps what arrived, the next run resumes "
+                                       "from it") from None
+
+    def _fetch_once(self, dump: Dump, part: Path) -> str:
+        hasher = hashlib.new(dump.algorithm)
+        have = _hash_into(hasher, part) if part.exists() else 0
+        try:
+            with self._http.stream("GET", dump.url, headers={"Range": f"bytes={have}-"} if have else {}) as r:
+                if r.status_code == 416 and have:  # the .part already holds every byte
+                    return hasher.hexdigest()
+                self._check(r, dump.url)
+                total = _total(r, have)
+                if r.status_code == 206 and not _resumes_at(r, have):
+                    part.unlink()
+                    raise TransientSourceError(f"answered a range that does not start at byte {have}")
+                if r.status_code == 200:  # no range asked, or the mirror ignored it: the whole file comes
+                    hasher, have = hashlib.new(dump.algorithm), 0
+                with part.open("ab" if have else "wb") as f:
+                    for chunk in r.iter_raw():  # as it arrives: a cut keeps every byte that came
+                        f.write(chunk)
+                        hasher.update(chunk)
+                        have += len(chunk)
+                        if self._progress:
+                            self._progress(dump.name, have, total)
+            return hasher.hexdigest()
+        except httpx.TransportError as exc:
+            raise TransientSourceError(str(exc)) from exc
 
     def _get(self, url: str, *, missing_ok: bool = False) -> httpx.Response | None:
-        for attempt in range(self.settings.retries + 1):
-            try:
-                response = self._http.get(url)
-                if missing_ok and response.status_code == 404:
-                    return None
-                self._check(response, url)
-                return response
-            except (httpx.TransportError, TransientSourceError) as exc:
-                if attempt == self.settings.retries:
-                    raise TransientSourceError(f"{url}: {exc}") from None
-                wait = exc.retry_after if isinstance(exc, TransientSourceError) else None
-                self._sleep(min(wait if wait is not None else self.settings.backoff * 2 ** attempt,
-                                self.settings.max_wait))
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._policy.run(lambda _: self._get_once(url, missing_ok), sleep=self._sleep)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{url}: {exc}") from None
+
+    def _get_once(self, url: str, missing_ok: bool) -> httpx.Response | None:
+        try:
+            response = self._http.get(url)
+        except httpx.TransportError as exc:
+            raise TransientSourceError(str(exc)) from exc
+        if missing_ok and response.status_code == 404:
+            return None
+        self._check(response, url)
+        return response
 
     @staticmethod
     def _check(response: httpx.Response, url: str) -> None:
         if response.status_code in (200, 206):
             return
-        if response.status_code in _RETRY_STATUS:
+        if transient_status(response.status_code):
             raise TransientSourceError(f"{url}: HTTP {response.status_code}",
                                        retry_after=retry_after(response.headers.get("Retry-After")))
         raise ConfigError(f"{url}: HTTP {response.status_code} (is the mirror URL right?)")
