@@ -19,7 +19,6 @@ one page or the run); SourceContractError for an answer that is not JSON; Config
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import Counter
@@ -29,10 +28,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
 from timelyqa.http import RetryPolicy, retry_after, transient_status
+from timelyqa.settings import Settings
 from timelyqa.useragent import wikimedia_user_agent
 
 log = logging.getLogger(__name__)
@@ -46,12 +46,13 @@ _MAXLAG_WAIT = 5.0
 """MediaWiki's own advice: after a maxlag error wait at least five seconds."""
 
 
-class ApiSettings(BaseModel):
+class ApiSettings(Settings):
     """One wiki's Action API and how politely to use it; any wrong value is a one-line ConfigError."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     NAME: ClassVar[str] = "Wikipedia API"
     """How messages name the API: a subclass for another wiki (Wikidata) says its own name."""
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
+    REQUIRED_FROM_ENV: ClassVar[tuple[str, ...]] = ("user_agent",)
 
     endpoint: str = Field(default="https://en.wikipedia.org/w/api.php", description="the wiki's api.php URL")
     user_agent: str = Field(description="who is asking and how to reach them, e.g. "
@@ -62,15 +63,6 @@ class ApiSettings(BaseModel):
     retries: int = Field(default=5, ge=0, le=20, description="extra tries after a transient failure")
     backoff: float = Field(default=1.0, ge=0, description="seconds before the first retry without Retry-After; doubles")
     max_wait: float = Field(default=120.0, ge=0, description="the longest wait honoured, Retry-After included")
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "settings"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"{type(self).NAME} setting {where}: {message}") from None
 
     @field_validator("endpoint")
     @classmethod
@@ -97,17 +89,9 @@ class ApiSettings(BaseModel):
         return urlsplit(self.endpoint).netloc
 
     @classmethod
-    def from_env(cls, prefix: str = ENV_PREFIX, environ: Mapping[str, str] | None = None, **overrides: Any
-                 ) -> ApiSettings:
-        """Settings from `{prefix}ENDPOINT`, `{prefix}USER_AGENT`, `{prefix}CONCURRENCY`, ..., `overrides` on top."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {name: env[prefix + name.upper()] for name in cls.model_fields
-                                  if env.get(prefix + name.upper())}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if "user_agent" not in values:
-            raise ConfigError(f"the {cls.NAME} needs {prefix}USER_AGENT (or the matching option): a client name "
-                              "with contact details, per Wikimedia's User-Agent policy")
-        return cls(**values)
+    def missing(cls, names: list[str], prefix: str) -> ConfigError:
+        return ConfigError(f"the {cls.NAME} needs {prefix}USER_AGENT (or the matching option): a client name "
+                           "with contact details, per Wikimedia's User-Agent policy")
 
 
 class ApiError(SourceContractError):

@@ -12,7 +12,7 @@ revision, at a moment or now, all through the polite MediaWiki client (timelyqa/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -38,12 +38,8 @@ class WikidataApiSettings(ApiSettings):
     """The Wikidata Action API and how politely to use it; the same rules as the Wikipedia client's."""
 
     NAME: ClassVar[str] = "Wikidata API"
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
     endpoint: str = Field(default=DEFAULT_ENDPOINT, description="Wikidata's api.php URL")
-
-    @classmethod
-    def from_env(cls, prefix: str = ENV_PREFIX, environ: Mapping[str, str] | None = None, **overrides: Any
-                 ) -> WikidataApiSettings:
-        return super().from_env(prefix, environ, **overrides)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

@@ -18,22 +18,22 @@ are written before their sums, so a listed file is a finished one.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
 from timelyqa.http import RetryPolicy, retry_after, transient_status
+from timelyqa.settings import Settings
 from timelyqa.useragent import wikimedia_user_agent
 
 DEFAULT_MIRROR = "https://dumps.wikimedia.org/wikidatawiki/entities/"
@@ -49,10 +49,12 @@ Progress = Callable[[str, int, int], None]
 """Called with (file name, bytes on disk, bytes in all) as a dump downloads."""
 
 
-class MirrorSettings(BaseModel):
+class MirrorSettings(Settings):
     """Where the dumps come from, where they are kept, and how politely they are fetched."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    NAME: ClassVar[str] = "dump mirror"
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
+    REQUIRED_FROM_ENV: ClassVar[tuple[str, ...]] = ("user_agent",)
 
     url: str = Field(default=DEFAULT_MIRROR, description="the mirror's wikidatawiki/entities/ folder")
     cache: Path = Field(default=DEFAULT_CACHE, description="where fetched dumps are kept, in the mirror's layout")
@@ -62,15 +64,6 @@ class MirrorSettings(BaseModel):
     retries: int = Field(default=5, ge=0, le=50, description="extra tries after a cut connection or a busy mirror")
     backoff: float = Field(default=2.0, ge=0, description="seconds before the first retry; doubles")
     max_wait: float = Field(default=300.0, ge=0, description="the longest wait honoured, Retry-After included")
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "settings"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"dump mirror setting {where}: {message}") from None
 
     @field_validator("url")
     @classmethod
@@ -86,16 +79,9 @@ class MirrorSettings(BaseModel):
         return wikimedia_user_agent(agent)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> MirrorSettings:
-        """Settings from `TIMELYQA_WIKIDATA_MIRROR_URL`, `..._CACHE`, `..._USER_AGENT`, ..., `overrides` on top."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {name: env[ENV_PREFIX + name.upper()] for name in cls.model_fields
-                                  if env.get(ENV_PREFIX + name.upper())}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if "user_agent" not in values:
-            raise ConfigError(f"the dump mirror needs {ENV_PREFIX}USER_AGENT: a client name with contact details, "
-                              "per Wikimedia's User-Agent policy")
-        return cls(**values)
+    def missing(cls, names: list[str], prefix: str) -> ConfigError:
+        return ConfigError(f"the dump mirror needs {prefix}USER_AGENT: a client name with contact details, "
+                           "per Wikimedia's User-Agent policy")
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
+from timelyqa import settings
 from timelyqa.errors import ConfigError
 from timelyqa.mediawiki.wiki import Wiki as Source, source_of  # noqa: F401 (the run's source, named here too)
 from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
@@ -16,10 +17,11 @@ MAX_HORIZON_DAYS = 366
 `frequent_update` says nothing of a weekly benchmark, and the window's end plus it must stay a date."""
 
 
-class Settings(BaseModel):
-    """What shapes a run's output besides its pages; recorded in the manifest."""
+class Settings(settings.Settings):
+    """What shapes a run's output besides its pages; recorded in the manifest. `of` (a flow's and the CLI's way)
+    turns a wrong value into a one-line ConfigError; built in code, a model's ValidationError says what is wrong."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    CHECKED_IN_CODE: ClassVar[bool] = False
 
     start: datetime
     end: datetime
@@ -40,17 +42,6 @@ class Settings(BaseModel):
             raise ValueError(f"window {self.start.isoformat()} .. {self.end.isoformat()}: the start must come before "
                              "the end")
         return self
-
-    @classmethod
-    def of(cls, **values: object) -> Settings:
-        """Settings from loose values (a flow's parameters); a wrong one is a ConfigError naming it, in one line."""
-        try:
-            return cls.model_validate(values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            message = first["msg"].removeprefix("Value error, ")
-            raise ConfigError(f"setting {where} {values.get(where)!r}: {message}" if where else message) from None
 
     @property
     def horizon(self) -> timedelta:
