@@ -7,9 +7,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from timelyqa import settings
 from timelyqa.errors import ConfigError
 from timelyqa.mediawiki.wiki import Wiki as Source, source_of  # noqa: F401 (the run's source, named here too)
+from timelyqa.settings import Settings as BaseSettings
 from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
 
 MAX_HORIZON_DAYS = 366
@@ -17,7 +17,7 @@ MAX_HORIZON_DAYS = 366
 `frequent_update` says nothing of a weekly benchmark, and the window's end plus it must stay a date."""
 
 
-class Settings(settings.Settings):
+class Settings(BaseSettings):
     """What shapes a run's output besides its pages; recorded in the manifest. `of` (a flow's and the CLI's way)
     turns a wrong value into a one-line ConfigError; built in code, a model's ValidationError says what is wrong."""
 
