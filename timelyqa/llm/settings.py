@@ -52,7 +52,7 @@ class LLMSettings(Settings):
     def _http(cls, url: str) -> str:
         try:
             http_url(url, "base_url")
-        except ConfigError as exc:  # pydantic reports ValueErrors; build() turns them into one ConfigError line
+        except ConfigError as exc:  # pydantic reports ValueErrors; the base turns them into one ConfigError line
             raise ValueError(str(exc).removeprefix("base_url ")) from None
         return url.rstrip("/")
 
@@ -61,13 +61,8 @@ class LLMSettings(Settings):
 
     @classmethod
     def build(cls, **values: Any) -> LLMSettings:
-        """Settings from keyword values, or a ConfigError in one line naming what is wrong."""
+        """Settings from keyword values, or a ConfigError in one line naming what is wrong (the base's `of`)."""
         return cls.of(**values)
-
-    @classmethod
-    def missing(cls, names: list[str], prefix: str) -> ConfigError:
-        return ConfigError(f"LLM settings need {' and '.join(prefix + m.upper() for m in names)} "
-                           "(or the matching option)")
 
     @classmethod
     def check_env(cls, values: Mapping[str, Any], prefix: str, overrides: Mapping[str, Any]) -> None:
