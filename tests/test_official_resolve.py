@@ -535,7 +535,7 @@ def test_live_resolve_with_no_valid_recipe_stops_naming_each_refused_file(tmp_pa
 @pytest.mark.parametrize("pair", ["site", "=http://127.0.0.1:1", " =x"])
 def test_a_var_that_is_not_name_equals_value_is_a_wrong_setting_naming_it(pair: str) -> None:
     from timelyqa.errors import ConfigError
-    from timelyqa.livecli import variables
+    from timelyqa.cli.common import variables
 
     with pytest.raises(ConfigError, match=f"--var {pair!r}: not NAME=VALUE"):
         variables([pair])

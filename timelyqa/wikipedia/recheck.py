@@ -25,8 +25,8 @@ from timelyqa.reasons import Reason
 from timelyqa.released import RECHECKED, write_rechecked
 from timelyqa.stages import Dropped, StageWriter
 from timelyqa.wikipedia.answer import Rule, answers_on
-from timelyqa.wikipedia.api import PageUnavailable, revision_at
-from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.revisions import PageUnavailable, revision_at
+from timelyqa.mediawiki.client import ApiError, ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.infobox import parse_infobox
 from timelyqa.wikipedia.options import Source
 

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from timelyqa import checks
+from timelyqa.cli.common import console, one_line_errors, print_questions, variables
 from timelyqa.errors import ConfigError
 
 live_app = typer.Typer(help="Real-time questions answered by recipes at evaluation time (RT-QA): resolve them, "
@@ -39,16 +40,6 @@ def allowed_hosts(entries: list[str] | None) -> list[str]:
         return [allow_host(entry) for entry in entries or []]
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-
-
-def variables(pairs: list[str] | None) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for pair in pairs or []:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ConfigError(f"--var {pair!r}: not NAME=VALUE")
-        found[name.strip()] = value
-    return found
 
 
 def clock_of(text: str | None) -> datetime:
@@ -83,13 +74,12 @@ def resolve(
     is written all the same), 2 bad input (nothing is resolved)."""
     import polars as pl
 
-    from timelyqa.cli import _one_line_errors, console
     from timelyqa.official.catalog import load
     from timelyqa.official.pages import PageStore
     from timelyqa.official.resolve import resolve as resolve_all
     from timelyqa.official.resolve import write_answers
 
-    with _one_line_errors():
+    with one_line_errors():
         checks.out_folder(out, "--out")
         moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
         catalog = load(recipes, allow_workflows=allow_workflows)
@@ -127,11 +117,10 @@ def health_check(
     allow_host: AllowHostOption = None,
 ) -> None:
     """Check every recipe now (or at --at), add the answers to the history, and show each recipe's health."""
-    from timelyqa.cli import _one_line_errors, console
     from timelyqa.official import health
     from timelyqa.official.catalog import load
 
-    with _one_line_errors():
+    with one_line_errors():
         checks.out_folder(state, "--state")
         moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
         catalog = load(recipes, repaired=state / "repaired")
@@ -161,18 +150,16 @@ def official(
 ) -> None:
     """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live
     questions with their recipes (test); a broken recipe leaves the test split until repaired."""
-    from timelyqa.cli import _one_line_errors, _print_funnel
     from timelyqa.official import pipeline
 
-    with _one_line_errors():
+    with one_line_errors():
         checks.out_folder(out, "--out")
         if state is not None:
             checks.out_folder(state, "--state")
         clocks = [clock_of(a) for a in at or []]
         manifest = pipeline.run(recipes, state or out / "state", out, clocks=clocks, variables=variables(var),
                                 broken_after=broken_after, allow_hosts=allowed_hosts(allow_host))
-    _print_funnel(manifest)
-    typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}")
+    print_questions(manifest, out)
 
 
 @live_app.command("repair")
@@ -186,12 +173,11 @@ def repair_broken(
     """Propose a new extraction for each broken recipe with the LLM layer (TIMELYQA_LLM_*), accepted only when it
     reproduces the last good answer on the page stored then and reads a valid value on the live page; accepted
     recipes go to STATE/repaired/ (used by the next check), held ones to STATE/review/, each in STATE/repairs.jsonl."""
-    from timelyqa.cli import _one_line_errors, console
     from timelyqa.llm.check import models_from_env
     from timelyqa.official import mend
     from timelyqa.official.catalog import load
 
-    with _one_line_errors():
+    with one_line_errors():
         checks.out_folder(state, "--state")
         catalog = load(recipes, repaired=mend.repaired_dir(state))
         llm = models_from_env(cache_dir=state / "llm-cache").writer
@@ -220,7 +206,6 @@ def new_recipes(
     those that resolve now, and write them to a review folder (with dropped.jsonl saying why the others went)."""
     import json
 
-    from timelyqa.cli import _one_line_errors, console
     from timelyqa.llm.check import models_from_env
     from timelyqa.llm.client import LLM
     from timelyqa.official.clock import today_in
@@ -233,7 +218,7 @@ def new_recipes(
     from timelyqa.official.resolve import write_answers
     from timelyqa.stages import Dropped
 
-    with _one_line_errors():
+    with one_line_errors():
         checks.out_folder(out, "--out")
         checks.http_url(url, "--url")
         site, now = origin(url), datetime.now(UTC)
