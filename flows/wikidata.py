@@ -17,8 +17,9 @@ from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publi
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikidata import batches, incremental, partitioned, pipeline, recheck, verifying
+from timelyqa.wikidata import batches, incremental, partitioned, pipeline, reader_run, recheck, verifying
 from timelyqa.wikidata.batches import AnchorKey, BatchResult
+from timelyqa.wikidata.reader import PartResult, ReadPlan
 from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
@@ -84,6 +85,35 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: i
     with progress_artifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}") as report:
         return pipeline.read_snapshot(dump, workdir, name, rdf=rdf, buckets=buckets,
                                       progress=lambda done, total: report(dump.name, done, total))
+
+
+@task(task_run_name="index {name}")
+def plan_read(dump: Path, workdir: Path, name: str, rdf: bool, buckets: int | None, parts: int | None) -> ReadPlan:
+    return reader_run.plan_read(dump, workdir, name, rdf=rdf, buckets=buckets, parts=parts)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="read {name} part {i}")
+def read_part(todo: ReadPlan, name: str, i: int) -> PartResult:
+    return reader_run.read_part(todo, i)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="join {name}")
+def join_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult]) -> Path:
+    return reader_run.finish_read(todo, workdir, name, results)
+
+
+def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], buckets: int | None,
+              parts: int | None) -> list[Path]:
+    """Both dumps read a task a part (the parts of both in one map, so that neither waits on the other's), each
+    joined into its snapshot folder by one task: the files the serial reader writes."""
+    names = ["t0", "t1"][:len(dumps)]
+    plans = lanes.map(plan_read, dump=dumps, workdir=unmapped(workdir), name=names, rdf=rdf,
+                      buckets=unmapped(buckets), parts=unmapped(parts))
+    todo = [(k, i) for k, p in enumerate(plans) if p.serial is None for i in range(len(p.ranges))]
+    done = lanes.map(read_part, todo=[plans[k] for k, _ in todo], name=[names[k] for k, _ in todo],
+                     i=[i for _, i in todo]) if todo else []
+    results = [[r for (k, _), r in zip(todo, done, strict=True) if k == j] for j in range(len(plans))]
+    return lanes.map(join_read, todo=plans, workdir=unmapped(workdir), name=names, results=results)
 
 
 @task(**RETRY_TRANSIENT)
@@ -253,7 +283,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                   since: str | None = None, until: str | None = None, days: int = DAYS, local_store: bool = False,
                   previous: str | None = None, dask_address: str | None = None,
                   synthesis_batch: int = batches.BATCH_ROWS, buckets: int | None = None,
-                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True) -> dict[str, Any]:
+                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True,
+                  read_parts: int | None = None) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
     Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
     single answer.
@@ -271,7 +302,9 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     are asked again of T1 (of `endpoint`, or a local Oxigraph of `after`; not of an API window's local store, which
     holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
     next release); a `previous` folder that does not exist yet is the first week: nothing to re-check.
-    `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads, the delta's buckets and the
+    `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads (each in `read_parts` parts of
+    its decompressed bytes, by default one per GB of dump; the dump indexed first on every core), the delta's
+    buckets and the
     synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut into, a power of
     two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N` starts N worker
     processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out` folder. The
@@ -286,6 +319,7 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                                  synthesis_batch=synthesis_batch, verify_batch=verify_batch, subgraphs=subgraphs)
     dask_runner(dask_address)  # a wrong address or bucket count fails the run here, before any work
     pipeline.check_buckets(buckets)
+    reader_run.check_parts(read_parts)
     prior = last_release(previous)
     if before is None and after is None:
         start, stop = api_window(since, until, days=days)
@@ -316,9 +350,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
             check_previous(prior)
         with fanout(dask_address) as lanes:
             # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
-            t0, t1 = lanes.map(read_snapshot, dump=[before_dump, after_dump], workdir=unmapped(workdir),
-                               name=["t0", "t1"], rdf=[before_endpoint is None, endpoint is None],
-                               buckets=unmapped(buckets))
+            t0, t1 = read_over(lanes, [before_dump, after_dump], workdir,
+                               [before_endpoint is None, endpoint is None], buckets, read_parts)
             delta = delta_over(lanes, t0, t1, workdir)
             candidates = synthesize_over(lanes, t1, delta, workdir, settings)
             verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)

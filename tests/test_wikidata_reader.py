@@ -123,3 +123,12 @@ def test_a_cut_gzip_is_read_by_the_serial_reader_which_says_where_it_ends(tmp_pa
     want = serial(dump, tmp_path / "serial", buckets=1, rdf=False)
     assert in_parts(dump, tmp_path / "parts", buckets=1, parts=3, rdf=False) == want
     assert b"truncated_file" in want["ledger/read_t1.rejected.parquet"]
+
+
+@pytest.mark.parametrize("parts", [0, -1, 5000])
+def test_a_wrong_part_count_is_refused_naming_it(parts: int) -> None:
+    from timelyqa.errors import ConfigError
+    from timelyqa.wikidata.reader_run import check_parts
+
+    with pytest.raises(ConfigError, match=f"read_parts={parts}"):
+        check_parts(parts)

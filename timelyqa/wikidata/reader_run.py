@@ -5,8 +5,10 @@ or an entity repeats across parts) is read by the serial reader, so the files ar
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
+from timelyqa.errors import ConfigError
 from timelyqa.stages import StageWriter
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.reader import PARTS_DIR, PartResult, ReadPlan, plan, read_part
@@ -16,9 +18,28 @@ from timelyqa.wikidata.source import SOURCE
 __all__ = ["finish_read", "plan_read", "read_part", "read_parts"]
 
 
-def plan_read(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None, parts: int) -> ReadPlan:
-    return plan(dump, workdir / name, parts=parts, rdf=rdf,
-                buckets=buckets or snapshot.buckets_for(dump.stat().st_size))
+PART_BYTES = 1 << 30
+"""Compressed dump bytes a part reads by default (some 400,000 entities of gzipped JSON, a few minutes)."""
+MAX_PARTS = 128
+"""Parts a dump is cut into at most by default: each writes a file a bucket, which the join reads."""
+
+
+def check_parts(parts: int | None) -> None:
+    """A wrong part count stops the run before any work, naming the setting."""
+    if parts is not None and not 1 <= parts <= 4096:
+        raise ConfigError(f"read_parts={parts}: from 1 to 4096 parts a dump")
+
+
+def parts_for(dump_bytes: int) -> int:
+    return max(1, min(MAX_PARTS, -(-dump_bytes // PART_BYTES)))
+
+
+def plan_read(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None,
+              parts: int | None = None) -> ReadPlan:
+    """The read of `dump` into `workdir/name` in `parts` parts (by default one per PART_BYTES of the dump)."""
+    size = dump.stat().st_size
+    return plan(dump, workdir / name, parts=parts or parts_for(size), rdf=rdf,
+                buckets=buckets or snapshot.buckets_for(size))
 
 
 def finish_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult]) -> Path:
@@ -26,14 +47,14 @@ def finish_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResu
     saves it (pipeline.read_snapshot)."""
     folder, dump = Path(todo.folder), Path(todo.dump)
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
-    with ledger.timed(f"read_{name}"):
-        if todo.serial is None and repeated_across(todo, results) is not None:
-            todo.serial = f"{dump}: an entity repeats across parts; read by the serial reader"
-        if todo.serial is None:
-            info = join(todo, results, ledger.reject)
-        else:
-            shutil.rmtree(folder / PARTS_DIR, ignore_errors=True)
-            info = snapshot.read_snapshot(dump, folder, rdf=todo.rdf, reject=ledger.reject, buckets=todo.buckets)
+    if todo.serial is None and repeated_across(todo, results) is not None:
+        todo.serial = f"{dump}: an entity repeats across parts; read by the serial reader"
+    if todo.serial is None:
+        info = join(todo, results, ledger.reject)
+    else:
+        shutil.rmtree(folder / PARTS_DIR, ignore_errors=True)
+        info = snapshot.read_snapshot(dump, folder, rdf=todo.rdf, reject=ledger.reject, buckets=todo.buckets)
+    ledger.timings[f"read_{name}"] = round(time.time() - todo.started, 3)  # from the plan: the whole read
     ledger.count(f"{name}_entities", info.entities)
     ledger.count(f"{name}_triples", info.truthy_triples)
     ledger.save(f"read_{name}")
@@ -41,7 +62,7 @@ def finish_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResu
 
 
 def read_parts(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None = None,
-               parts: int = 1) -> Path:
+               parts: int | None = None) -> Path:
     """The whole read in this process, its parts one after another."""
     todo = plan_read(dump, workdir, name, rdf=rdf, buckets=buckets, parts=parts)
     results = [] if todo.serial else [read_part(todo, i) for i in range(len(todo.ranges))]
