@@ -132,3 +132,23 @@ def test_a_wrong_part_count_is_refused_naming_it(parts: int) -> None:
 
     with pytest.raises(ConfigError, match=f"read_parts={parts}"):
         check_parts(parts)
+
+
+def _members(lines: list[bytes], pack: object, between: bytes = b"", after: bytes = b"") -> bytes:
+    cut = len(lines) // 3
+    chunks = [b"".join(lines[:cut]), b"".join(lines[cut:2 * cut]), b"".join(lines[2 * cut:])]
+    return between.join(pack(c) for c in chunks) + after  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("shape", ["gzip members", "gzip members padded with zeros", "gzip then garbage",
+                                   "bz2 streams", "bz2 then garbage"])
+def test_members_streams_and_trailing_bytes_read_as_the_serial_reader_reads_them(tmp_path: Path, shape: str) -> None:
+    lines = lines_of("t1.json.gz")
+    gz, bz = (lambda d: gzip.compress(d, mtime=0)), bz2.compress
+    data = {"gzip members": _members(lines, gz), "gzip members padded with zeros": _members(lines, gz, b"\0" * 512),
+            "gzip then garbage": _members(lines, gz, after=b"not gzip at all"),
+            "bz2 streams": _members(lines, bz), "bz2 then garbage": _members(lines, bz, after=b"trailing junk")}[shape]
+    dump = tmp_path / "d.json"
+    dump.write_bytes(data)
+    want = serial(dump, tmp_path / "serial", buckets=2, rdf=False)
+    assert in_parts(dump, tmp_path / "parts", buckets=2, parts=5, rdf=False) == want
