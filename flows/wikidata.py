@@ -20,6 +20,7 @@ from timelyqa.released import forget_rechecked, released_rows
 from timelyqa.wikidata import batches, incremental, partitioned, pipeline, reader_run, recheck, verifying
 from timelyqa.wikidata.batches import AnchorKey, BatchResult
 from timelyqa.wikidata.reader import PartResult, ReadPlan
+from timelyqa.wikidata.reader_join import Joining
 from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
@@ -97,15 +98,25 @@ def read_part(todo: ReadPlan, name: str, i: int) -> PartResult:
     return reader_run.read_part(todo, i)
 
 
-@task(**RETRY_TRANSIENT, task_run_name="join {name}")
-def join_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult]) -> Path:
-    return reader_run.finish_read(todo, workdir, name, results)
+@task(task_run_name="plan the join of {name}")
+def plan_join(todo: ReadPlan, name: str, results: list[PartResult]) -> Joining | None:
+    return reader_run.prepare_join(todo, results)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="join {name} bucket {b}")
+def join_bucket(todo: ReadPlan, name: str, results: list[PartResult], joining: Joining, b: int) -> None:
+    reader_run.write_bucket(todo, results, joining, b)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="finish {name}")
+def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
+    return reader_run.finish_join(todo, workdir, name, results, joining)
 
 
 def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], buckets: int | None,
               parts: int | None) -> list[Path]:
-    """Both dumps read a task a part (the parts of both in one map, so that neither waits on the other's), each
-    joined into its snapshot folder by one task: the files the serial reader writes."""
+    """Both dumps read a task a part, then joined a task a bucket (the parts, then the buckets, of both dumps in
+    one map, so that neither waits on the other's): the files the serial reader writes."""
     names = ["t0", "t1"][:len(dumps)]
     plans = lanes.map(plan_read, dump=dumps, workdir=unmapped(workdir), name=names, rdf=rdf,
                       buckets=unmapped(buckets), parts=unmapped(parts))
@@ -113,7 +124,13 @@ def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], 
     done = lanes.map(read_part, todo=[plans[k] for k, _ in todo], name=[names[k] for k, _ in todo],
                      i=[i for _, i in todo]) if todo else []
     results = [[r for (k, _), r in zip(todo, done, strict=True) if k == j] for j in range(len(plans))]
-    return lanes.map(join_read, todo=plans, workdir=unmapped(workdir), name=names, results=results)
+    joins = lanes.map(plan_join, todo=plans, name=names, results=results)
+    spread = [(k, b) for k, j in enumerate(joins) if j is not None for b in range(plans[k].buckets)]
+    if spread:
+        lanes.map(join_bucket, todo=[plans[k] for k, _ in spread], name=[names[k] for k, _ in spread],
+                  results=[results[k] for k, _ in spread], joining=[joins[k] for k, _ in spread],
+                  b=[b for _, b in spread])
+    return lanes.map(finish_join, todo=plans, workdir=unmapped(workdir), name=names, results=results, joining=joins)
 
 
 @task(**RETRY_TRANSIENT)

@@ -4,6 +4,7 @@ or an entity repeats across parts) is read by the serial reader, so the files ar
 
 from __future__ import annotations
 
+import logging
 import shutil
 import time
 from pathlib import Path
@@ -12,10 +13,10 @@ from timelyqa.errors import ConfigError
 from timelyqa.stages import StageWriter
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.reader import PARTS_DIR, PartResult, ReadPlan, plan, read_part
-from timelyqa.wikidata.reader_join import join, repeated_across
+from timelyqa.wikidata.reader_join import Joining, finish, prepare, write_bucket
 from timelyqa.wikidata.source import SOURCE
 
-__all__ = ["finish_read", "plan_read", "read_part", "read_parts"]
+__all__ = ["finish_join", "finish_read", "plan_read", "prepare_join", "read_part", "read_parts", "write_bucket"]
 
 
 PART_BYTES = 1 << 30
@@ -44,14 +45,30 @@ def plan_read(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int |
 
 def finish_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult]) -> Path:
     """The snapshot folder `workdir/name` from the parts, its ledger part `read_{name}` saved as the serial read
-    saves it (pipeline.read_snapshot)."""
+    saves it (pipeline.read_snapshot); the buckets one after another (the flow maps them)."""
+    joining = prepare_join(todo, results)
+    if joining is not None:
+        for b in range(todo.buckets):
+            write_bucket(todo, results, joining, b)
+    return finish_join(todo, workdir, name, results, joining)
+
+
+def prepare_join(todo: ReadPlan, results: list[PartResult]) -> Joining | None:
+    """The join's plan; None when the dump is to be read by the serial reader (rapidgzip could not read it whole,
+    or an entity repeats across parts)."""
+    return None if todo.serial is not None else prepare(todo, results)
+
+
+def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
+    """After the buckets (or with none, the serial read): the snapshot finished, its ledger part saved."""
     folder, dump = Path(todo.folder), Path(todo.dump)
     ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
-    if todo.serial is None and repeated_across(todo, results) is not None:
-        todo.serial = f"{dump}: an entity repeats across parts; read by the serial reader"
-    if todo.serial is None:
-        info = join(todo, results, ledger.reject)
+    if joining is not None:
+        info = finish(todo, results, joining, ledger.reject)
     else:
+        # The run's log says why this read took one process.
+        logging.getLogger(__name__).warning(todo.serial or f"{dump}: an entity repeats across parts; read by the "
+                                            "serial reader")
         shutil.rmtree(folder / PARTS_DIR, ignore_errors=True)
         info = snapshot.read_snapshot(dump, folder, rdf=todo.rdf, reject=ledger.reject, buckets=todo.buckets)
     ledger.timings[f"read_{name}"] = round(time.time() - todo.started, 3)  # from the plan: the whole read
