@@ -9,14 +9,15 @@ the k-way merge of the buckets runs once, alone. T0 is read again in parts (time
 flow maps as tasks): hashed, indexed by rapidgzip on every core, its READ_PARTS parts read on one worker, then on
 two, and joined; the files must be the serial reader's, byte for byte. The projection:
 
-    hours(N) = [ D/h + 2D/(z x N) + 2E/(q1 x N x e_r) + (X/2)/j  +  X/(p1 x N x eff)  +  R/m ] / 3600
-                 `------------------ the read in parts ---------'
+    hours(N) = [ D/h + 2D/(z x N) + 2E/(q1 x N x e_r) + X/(j x N) + E/f  +  X/(p1 x N x eff)  +  R/m ] / 3600
+                 `------------------ the read in parts --------------------'
 
 D the MB of one full dump (130 GiB gzipped), h the MB/s of hashing it as stored (both dumps at once, a core
 each), z the MB/s a core of rapidgzip's index pass (both dumps' on all N cores), E the entity lines of one full
 dump (115 million), q1 the entity lines a second one worker reads in parts, e_r the two-worker efficiency of the
-parts (rate with two / twice the rate with one), j the triples a second of the join (one process a dump, both at
-once), X the truthy triples of both full dumps (E x triples per entity), p1 the triples per second one worker's
+parts (rate with two / twice the rate with one), j the triples a second one process joins bucket by bucket (the
+buckets of both dumps spread over the N cores), f the entities a second of the join's last step (entities,
+rejects, info: one process a dump, both at once), X the truthy triples of both full dumps (E x triples per entity), p1 the triples per second one worker's
 bucket deltas get through, eff their two-worker efficiency, N the cores (one worker process of one thread each),
 R the delta rows at full size (the bench's delta share of X) and m the merge's rows per second.
 `scale_full_hours_N_serial_read` has E / r_read instead of the read in parts (r_read: the serial reader's entity
@@ -116,7 +117,7 @@ def run_reader(dump: Path, work: Path, buckets: int, workers: int, parts: int = 
     from distributed import Client, LocalCluster
 
     from timelyqa.wikidata.reader import INDEX, PARTS_DIR, PartResult, _sha256
-    from timelyqa.wikidata.reader_run import finish_read, plan_read
+    from timelyqa.wikidata.reader_run import finish_join, plan_read, prepare_join, write_bucket
 
     started = time.perf_counter()
     _sha256(dump)
@@ -132,14 +133,21 @@ def run_reader(dump: Path, work: Path, buckets: int, workers: int, parts: int = 
         done = client.gather(client.map(_read_part, [todo.model_dump_json()] * parts, range(parts), pure=False))
         read_seconds = time.perf_counter() - read_started
     index_mb = (work / "t0" / PARTS_DIR / INDEX).stat().st_size / 1e6
+    results = [PartResult.model_validate(d["result"]) for d in done]
     joined = time.perf_counter()
-    info = finish_read(todo, work, "t0", [PartResult.model_validate(d["result"]) for d in done])
+    joining = prepare_join(todo, results)
+    if joining is None:
+        raise RuntimeError(f"{dump}: an entity repeats across parts")
+    buckets_started = time.perf_counter()
+    for b in range(todo.buckets):
+        write_bucket(todo, results, joining, b)
+    buckets_seconds = time.perf_counter() - buckets_started
+    info = finish_join(todo, work, "t0", results, joining)
     join_seconds = time.perf_counter() - joined
     return {"hash_seconds": hashed - started, "index_seconds": planned - hashed - (hashed - started),
-            "parts_seconds": read_seconds, "join_seconds": join_seconds, "decompressed_mb": todo.size / 1e6,
-            "entities": sum(d["result"]["entities"] for d in done), "folder": str(info),
-            "worker_peak_mb": max(d["rss_mb"] for d in done),
-            "index_mb": index_mb}
+            "parts_seconds": read_seconds, "join_seconds": join_seconds, "join_buckets_seconds": buckets_seconds,
+            "decompressed_mb": todo.size / 1e6, "entities": sum(d["result"]["entities"] for d in done),
+            "folder": str(info), "worker_peak_mb": max(d["rss_mb"] for d in done), "index_mb": index_mb}
 
 
 def same_files(a: Path, b: Path) -> bool:
@@ -172,7 +180,8 @@ def measure_reader(dump: Path, serial: Path, work: Path, buckets: int) -> dict[s
                       dump_mb / max(r["index_seconds"], 1e-3) / (os.cpu_count() or 1), 2),
                   "scale_reader_index_cores": os.cpu_count() or 1,
                   "scale_reader_decompressed_mb": round(r["decompressed_mb"], 1),
-                  "scale_reader_index_mb": round(r["index_mb"], 3), "_join_seconds": r["join_seconds"]}
+                  "scale_reader_index_mb": round(r["index_mb"], 3), "_join_seconds": r["join_seconds"],
+                  "_join_buckets_seconds": r["join_buckets_seconds"]}
         f[f"scale_reader_same_files_{w}w"] = float(same_files(serial, Path(r["folder"])))
         shutil.rmtree(folder, ignore_errors=True)
     return f
@@ -199,8 +208,9 @@ def measure(cache: Path, *, triples: int, seed: int = 0, buckets: int = 8) -> di
         peaks[n] = max(r["worker_peak_mb"] for r in runs.values())
         if n == buckets:
             f |= measure_reader(pair.t0, t0, work_root / "reader", n)
-            join_seconds = f.pop("_join_seconds")
-            f["scale_reader_join_triples_per_second"] = round(i0.truthy_triples / join_seconds, 1)
+            join_seconds, buckets_seconds = f.pop("_join_seconds"), f.pop("_join_buckets_seconds")
+            f["scale_reader_join_triples_per_second"] = round(i0.truthy_triples / buckets_seconds, 1)
+            f["scale_reader_finish_entities_per_second"] = round(i0.entities / (join_seconds - buckets_seconds), 1)
             f |= {"scale_read_entities_per_second": round(i0.entities / read_seconds, 1),
                   "scale_triples": i0.truthy_triples + i1.truthy_triples,
                   "scale_entities": i0.entities + i1.entities}
@@ -235,17 +245,19 @@ def project(f: dict[str, float]) -> dict[str, float]:
     q1 = f["scale_reader_parts_entities_per_second_1w"]
     eff_read = min(1.0, f["scale_reader_parts_entities_per_second_2w"] / (2 * q1))
     hashed = FULL_DUMP_MB / f["scale_reader_hash_mb_per_second"]
-    join = x_full / 2 / f["scale_reader_join_triples_per_second"]
+    finish = FULL_ENTITIES_PER_DUMP / f["scale_reader_finish_entities_per_second"]
     out = {"scale_two_worker_efficiency": round(max(eff, 1e-3), 3), "scale_full_triples": round(x_full),
            "scale_reader_two_worker_efficiency": round(max(eff_read, 1e-3), 3),
            "scale_full_read_hours": round(serial_read / 3600, 2), "scale_full_merge_hours": round(merge / 3600, 3),
-           "scale_full_read_hash_hours": round(hashed / 3600, 3), "scale_full_read_join_hours": round(join / 3600, 3),
+           "scale_full_read_hash_hours": round(hashed / 3600, 3), "scale_full_read_finish_hours": round(finish / 3600, 3),
            "scale_full_worker_peak_mb": round(f["scale_worker_base_mb"] + f["scale_worker_mb_per_bucket_mb"]
                                               * FULL_DUMP_MB / FULL_BUCKETS, 1)}
     for n in CORES:
         index = 2 * FULL_DUMP_MB / (f["scale_reader_index_mb_per_second_per_core"] * n)
         parts = 2 * FULL_ENTITIES_PER_DUMP / (q1 * n * max(eff_read, 1e-3))
-        read = hashed + index + parts + join
+        join = x_full / (f["scale_reader_join_triples_per_second"] * n)
+        read = hashed + index + parts + join + finish
+        out[f"scale_full_read_join_hours_{n}"] = round(join / 3600, 3)
         buckets = x_full / (p1 * n * max(eff, 1e-3))
         out[f"scale_full_read_index_hours_{n}"] = round(index / 3600, 3)
         out[f"scale_full_read_parts_hours_{n}"] = round(parts / 3600, 3)
@@ -279,7 +291,8 @@ def report(f: dict[str, Any]) -> list[str]:
     print(f"    two workers against one: {2 * f['scale_reader_two_worker_efficiency']:.2f}x; hash "
           f"{f['scale_reader_hash_mb_per_second']:,.0f} MB/s, index {f['scale_reader_index_mb_per_second_per_core']:.1f} "
           f"MB/s a core ({f['scale_reader_index_mb']:.2f} MB of index), join "
-          f"{f['scale_reader_join_triples_per_second']:,.0f} triples/s; the serial reader's files: "
+          f"{f['scale_reader_join_triples_per_second']:,.0f} triples/s a process in buckets, then "
+          f"{f['scale_reader_finish_entities_per_second']:,.0f} entities/s; the serial reader's files: "
           + ("same" if f["scale_reader_same_files_1w"] and f["scale_reader_same_files_2w"] else "DIFFERENT"))
     print(f"  full pair ({f['scale_full_triples'] / 1e9:.2f} billion triples): serial read "
           f"{f['scale_full_read_hours']:.2f} h, merge {f['scale_full_merge_hours']:.2f} h, worker peak "
@@ -288,7 +301,8 @@ def report(f: dict[str, Any]) -> list[str]:
     for n in CORES:
         print(f"  on {n} cores: {f[f'scale_full_hours_{n}']:.2f} h (read in parts {f[f'scale_full_read_hours_{n}']:.2f} h: "
               f"hash {f['scale_full_read_hash_hours']:.2f}, index {f[f'scale_full_read_index_hours_{n}']:.2f}, parts "
-              f"{f[f'scale_full_read_parts_hours_{n}']:.2f}, join {f['scale_full_read_join_hours']:.2f}; bucket deltas "
+              f"{f[f'scale_full_read_parts_hours_{n}']:.2f}, join {f[f'scale_full_read_join_hours_{n}']:.2f} + "
+              f"{f['scale_full_read_finish_hours']:.2f}; bucket deltas "
               f"{f[f'scale_full_delta_hours_{n}']:.2f} h); with the serial reader: "
               f"{f[f'scale_full_hours_{n}_serial_read']:.2f} h")
     if not (f["scale_reader_same_files_1w"] and f["scale_reader_same_files_2w"]):

@@ -19,7 +19,7 @@ MEASURED = {"scale_triples_per_second_1w": 50_000.0, "scale_triples_per_second_2
             "scale_worker_base_mb": 300.0, "scale_worker_mb_per_bucket_mb": 1.5,
             "scale_reader_parts_entities_per_second_1w": 5_000.0, "scale_reader_parts_entities_per_second_2w": 9_000.0,
             "scale_reader_hash_mb_per_second": 1_000.0, "scale_reader_index_mb_per_second_per_core": 40.0,
-            "scale_reader_join_triples_per_second": 2_000_000.0}
+            "scale_reader_join_triples_per_second": 2_000_000.0, "scale_reader_finish_entities_per_second": 400_000.0}
 
 
 def test_the_projection_is_the_readmes_formula() -> None:
@@ -29,7 +29,7 @@ def test_the_projection_is_the_readmes_formula() -> None:
     merge = x_full * 0.03 / 400_000
     for n in (16, 64):
         parts_read = (FULL_DUMP_MB / 1_000 + 2 * FULL_DUMP_MB / (40 * n) + 2 * FULL_ENTITIES_PER_DUMP / (5_000 * n * 0.9)
-                      + x_full / 2 / 2_000_000)
+                      + x_full / (2_000_000 * n) + FULL_ENTITIES_PER_DUMP / 400_000)
         expected = (parts_read + x_full / (50_000 * n * 0.8) + merge) / 3600
         assert got[f"scale_full_hours_{n}"] == pytest.approx(expected, abs=0.01)
         assert got[f"scale_full_read_hours_{n}"] == pytest.approx(parts_read / 3600, abs=0.001)
