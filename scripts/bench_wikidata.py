@@ -9,17 +9,19 @@ the k-way merge of the buckets runs once, alone. T0 is read again in parts (time
 flow maps as tasks): hashed, indexed by rapidgzip on every core, its READ_PARTS parts read on one worker, then on
 two, and joined; the files must be the serial reader's, byte for byte. The projection:
 
-    hours(N) = [ D/h + 2D/(z x N) + 2E/(q1 x N x e_r) + X/(j x N) + E/f  +  X/(p1 x N x eff)  +  R/m ] / 3600
+    hours(N) = [ D/h + 2D/(z1 x N x e_z) + 2E/(q1 x N x e_r) + X/(j x N) + E/f  +  X/(p1 x N x eff)  +  R/m ] / 3600
                  `------------------ the read in parts --------------------'
 
 D the MB of one full dump (130 GiB gzipped), h the MB/s of hashing it as stored (both dumps at once, a core
-each), z the MB/s a core of rapidgzip's index pass (both dumps' on all N cores), E the entity lines of one full
+each), z1 the MB/s of rapidgzip's index pass on one thread and e_z its two-thread efficiency (both dumps' passes on
+all N cores), E the entity lines of one full
 dump (115 million), q1 the entity lines a second one worker reads in parts, e_r the two-worker efficiency of the
 parts (rate with two / twice the rate with one), j the triples a second one process joins bucket by bucket (the
 buckets of both dumps spread over the N cores), f the entities a second of the join's last step (entities,
-rejects, info: one process a dump, both at once), X the truthy triples of both full dumps (E x triples per entity), p1 the triples per second one worker's
-bucket deltas get through, eff their two-worker efficiency, N the cores (one worker process of one thread each),
-R the delta rows at full size (the bench's delta share of X) and m the merge's rows per second.
+rejects, info: one process a dump, both at once), X the truthy triples of both full dumps (E x triples per
+entity), p1 the triples per second one worker's bucket deltas get through, eff their two-worker efficiency, N the
+cores (one worker process of one thread each), R the delta rows at full size (the bench's delta share of X) and m
+the merge's rows per second.
 `scale_full_hours_N_serial_read` has E / r_read instead of the read in parts (r_read: the serial reader's entity
 lines a second, one process a dump, T0 and T1 read at once).
 Memory: a worker's peak = base + slope x (dump MB in a bucket), fitted on the two bucket counts, at 256 buckets.
@@ -163,10 +165,27 @@ def same_files(a: Path, b: Path) -> bool:
     return files(a) == files(b)
 
 
+def index_seconds(dump: Path, threads: int) -> float:
+    """rapidgzip's pass that indexes a dump (the plan's), on `threads` threads."""
+    import io
+
+    import rapidgzip
+
+    started = time.perf_counter()
+    with rapidgzip.open(str(dump), parallelization=threads) as f:
+        while f.read(16 << 20):
+            pass
+        f.export_index(io.BytesIO())
+    return time.perf_counter() - started
+
+
 def measure_reader(dump: Path, serial: Path, work: Path, buckets: int) -> dict[str, float]:
-    """The reader in parts on one and two workers: MB of dump a second, and whether it wrote the serial files."""
-    f: dict[str, float] = {}
+    """The reader in parts on one and two workers: MB of dump a second, and whether it wrote the serial files;
+    the index pass on one and two threads."""
     dump_mb = dump.stat().st_size / 1e6
+    z1, z2 = dump_mb / index_seconds(dump, 1), dump_mb / index_seconds(dump, 2)
+    f: dict[str, float] = {"scale_reader_index_mb_per_second_1t": round(z1, 1),
+                           "scale_reader_index_mb_per_second_2t": round(z2, 1)}
     for w in (1, 2):
         folder = work / f"read{w}"
         r = run_reader(dump, folder, buckets, w)
@@ -176,9 +195,7 @@ def measure_reader(dump: Path, serial: Path, work: Path, buckets: int) -> dict[s
               f"scale_reader_worker_peak_mb_{w}w": round(r["worker_peak_mb"], 1)}
         if w == 1:
             f |= {"scale_reader_hash_mb_per_second": round(dump_mb / r["hash_seconds"], 1),
-                  "scale_reader_index_mb_per_second_per_core": round(
-                      dump_mb / max(r["index_seconds"], 1e-3) / (os.cpu_count() or 1), 2),
-                  "scale_reader_index_cores": os.cpu_count() or 1,
+                  "scale_reader_plan_index_mb_per_second": round(dump_mb / max(r["index_seconds"], 1e-3), 1),
                   "scale_reader_decompressed_mb": round(r["decompressed_mb"], 1),
                   "scale_reader_index_mb": round(r["index_mb"], 3), "_join_seconds": r["join_seconds"],
                   "_join_buckets_seconds": r["join_buckets_seconds"]}
@@ -245,15 +262,19 @@ def project(f: dict[str, float]) -> dict[str, float]:
     q1 = f["scale_reader_parts_entities_per_second_1w"]
     eff_read = min(1.0, f["scale_reader_parts_entities_per_second_2w"] / (2 * q1))
     hashed = FULL_DUMP_MB / f["scale_reader_hash_mb_per_second"]
+    z1 = f["scale_reader_index_mb_per_second_1t"]
+    eff_index = min(1.0, f["scale_reader_index_mb_per_second_2t"] / (2 * z1))
     finish = FULL_ENTITIES_PER_DUMP / f["scale_reader_finish_entities_per_second"]
     out = {"scale_two_worker_efficiency": round(max(eff, 1e-3), 3), "scale_full_triples": round(x_full),
            "scale_reader_two_worker_efficiency": round(max(eff_read, 1e-3), 3),
+           "scale_reader_index_two_thread_efficiency": round(max(eff_index, 1e-3), 3),
            "scale_full_read_hours": round(serial_read / 3600, 2), "scale_full_merge_hours": round(merge / 3600, 3),
-           "scale_full_read_hash_hours": round(hashed / 3600, 3), "scale_full_read_finish_hours": round(finish / 3600, 3),
+           "scale_full_read_hash_hours": round(hashed / 3600, 3),
+           "scale_full_read_finish_hours": round(finish / 3600, 3),
            "scale_full_worker_peak_mb": round(f["scale_worker_base_mb"] + f["scale_worker_mb_per_bucket_mb"]
                                               * FULL_DUMP_MB / FULL_BUCKETS, 1)}
     for n in CORES:
-        index = 2 * FULL_DUMP_MB / (f["scale_reader_index_mb_per_second_per_core"] * n)
+        index = 2 * FULL_DUMP_MB / (z1 * n * max(eff_index, 1e-3))
         parts = 2 * FULL_ENTITIES_PER_DUMP / (q1 * n * max(eff_read, 1e-3))
         join = x_full / (f["scale_reader_join_triples_per_second"] * n)
         read = hashed + index + parts + join + finish
@@ -289,8 +310,10 @@ def report(f: dict[str, Any]) -> list[str]:
                       f"({f[f'scale_reader_parts_entities_per_second_{w}w']:,.0f} entity lines/s in the parts, "
                       f"worker peak {f[f'scale_reader_worker_peak_mb_{w}w']:,.0f} MB)" for w in (1, 2)))
     print(f"    two workers against one: {2 * f['scale_reader_two_worker_efficiency']:.2f}x; hash "
-          f"{f['scale_reader_hash_mb_per_second']:,.0f} MB/s, index {f['scale_reader_index_mb_per_second_per_core']:.1f} "
-          f"MB/s a core ({f['scale_reader_index_mb']:.2f} MB of index), join "
+          f"{f['scale_reader_hash_mb_per_second']:,.0f} MB/s, index "
+          f"{f['scale_reader_index_mb_per_second_1t']:,.0f} MB/s on "
+          f"one thread, {f['scale_reader_index_mb_per_second_2t']:,.0f} on two ({f['scale_reader_index_mb']:.2f} MB of "
+          "index), join "
           f"{f['scale_reader_join_triples_per_second']:,.0f} triples/s a process in buckets, then "
           f"{f['scale_reader_finish_entities_per_second']:,.0f} entities/s; the serial reader's files: "
           + ("same" if f["scale_reader_same_files_1w"] and f["scale_reader_same_files_2w"] else "DIFFERENT"))
@@ -299,7 +322,8 @@ def report(f: dict[str, Any]) -> list[str]:
           f"{f['scale_full_worker_peak_mb']:,.0f} MB at {FULL_BUCKETS} buckets")
     missed = []
     for n in CORES:
-        print(f"  on {n} cores: {f[f'scale_full_hours_{n}']:.2f} h (read in parts {f[f'scale_full_read_hours_{n}']:.2f} h: "
+        print(f"  on {n} cores: {f[f'scale_full_hours_{n}']:.2f} h (read in parts "
+              f"{f[f'scale_full_read_hours_{n}']:.2f} h: "
               f"hash {f['scale_full_read_hash_hours']:.2f}, index {f[f'scale_full_read_index_hours_{n}']:.2f}, parts "
               f"{f[f'scale_full_read_parts_hours_{n}']:.2f}, join {f[f'scale_full_read_join_hours_{n}']:.2f} + "
               f"{f['scale_full_read_finish_hours']:.2f}; bucket deltas "

@@ -18,7 +18,8 @@ MEASURED = {"scale_triples_per_second_1w": 50_000.0, "scale_triples_per_second_2
             "scale_read_entities_per_second": 20_000.0, "scale_merge_rows_per_second": 400_000.0,
             "scale_worker_base_mb": 300.0, "scale_worker_mb_per_bucket_mb": 1.5,
             "scale_reader_parts_entities_per_second_1w": 5_000.0, "scale_reader_parts_entities_per_second_2w": 9_000.0,
-            "scale_reader_hash_mb_per_second": 1_000.0, "scale_reader_index_mb_per_second_per_core": 40.0,
+            "scale_reader_hash_mb_per_second": 1_000.0, "scale_reader_index_mb_per_second_1t": 50.0,
+            "scale_reader_index_mb_per_second_2t": 80.0,
             "scale_reader_join_triples_per_second": 2_000_000.0, "scale_reader_finish_entities_per_second": 400_000.0}
 
 
@@ -28,7 +29,8 @@ def test_the_projection_is_the_readmes_formula() -> None:
     read = FULL_ENTITIES_PER_DUMP / 20_000
     merge = x_full * 0.03 / 400_000
     for n in (16, 64):
-        parts_read = (FULL_DUMP_MB / 1_000 + 2 * FULL_DUMP_MB / (40 * n) + 2 * FULL_ENTITIES_PER_DUMP / (5_000 * n * 0.9)
+        parts_read = (FULL_DUMP_MB / 1_000 + 2 * FULL_DUMP_MB / (50 * n * 0.8)
+                      + 2 * FULL_ENTITIES_PER_DUMP / (5_000 * n * 0.9)
                       + x_full / (2_000_000 * n) + FULL_ENTITIES_PER_DUMP / 400_000)
         expected = (parts_read + x_full / (50_000 * n * 0.8) + merge) / 3600
         assert got[f"scale_full_hours_{n}"] == pytest.approx(expected, abs=0.01)
@@ -53,5 +55,6 @@ def test_the_bench_measures_one_and_two_workers_on_a_small_pair(tmp_path: Path,
     assert f["scale_reader_mb_per_second_1w"] > 0 and f["scale_reader_parts_entities_per_second_2w"] > 0
     bench_wikidata.report(f)
     out = capsys.readouterr().out
-    assert "delta partitions/s" in out and "on 16 cores" in out and "reader in 4 parts" in out and "no process over 8 GB" in out
+    assert "delta partitions/s" in out and "on 16 cores" in out and "no process over 8 GB" in out
+    assert "reader in 4 parts" in out and "the serial reader's files: same" in out
     assert not (tmp_path / "scale-work").exists()

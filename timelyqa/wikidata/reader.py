@@ -82,9 +82,9 @@ def _open(path: Path, kind: str, index: Path | None, parallelization: int = 1) -
     return f
 
 
-def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool) -> ReadPlan:
-    """Index the dump (every core decompresses it once, in parallel), hash it as stored, cut it into `parts`
-    ranges of decompressed bytes; the folder its parts go to emptied."""
+def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threads: int = 0) -> ReadPlan:
+    """Index the dump (decompressed once by rapidgzip on `threads` threads, 0: one a core), hash it as stored,
+    cut it into `parts` ranges of decompressed bytes; the folder its parts go to emptied."""
     started = time.time()
     if parts < 1:
         raise ValueError(f"parts={parts}: at least one")
@@ -95,7 +95,7 @@ def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool) -> Re
         size = dump.stat().st_size
     else:
         try:
-            with _open(dump, kind, None, parallelization=0) as f:
+            with _open(dump, kind, None, parallelization=threads) as f:
                 # Read through, not seek to the end: a cut stream raises only when its blocks are decoded.
                 while f.read(16 << 20):
                     pass
