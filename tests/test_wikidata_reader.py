@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -152,3 +153,29 @@ def test_members_streams_and_trailing_bytes_read_as_the_serial_reader_reads_them
     dump.write_bytes(data)
     want = serial(dump, tmp_path / "serial", buckets=2, rdf=False)
     assert in_parts(dump, tmp_path / "parts", buckets=2, parts=5, rdf=False) == want
+
+
+def test_a_thinned_index_keeps_few_seek_points_and_every_part_still_reads_its_own_bytes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    import rapidgzip
+
+    from timelyqa.wikidata import reader
+
+    rng = random.Random(7)  # hex of random bytes: gzip halves it, so 24 MB of lines hold many seek points
+    data = b"".join(b'{"id": "Q%d", "x": "%s"},\n' % (i, rng.randbytes(300).hex().encode()) for i in range(40_000))
+    dump = tmp_path / "big.json.gz"
+    dump.write_bytes(gzip.compress(data, compresslevel=1, mtime=0))
+    monkeypatch.setattr(reader, "INDEX_SPACING", 12 << 20)
+    todo = plan(dump, tmp_path / "t1", parts=9, buckets=1, rdf=False, threads=1)
+    with rapidgzip.open(str(dump), parallelization=1) as f:
+        full = io.BytesIO()
+        f.export_index(full)
+    thin = (tmp_path / "t1" / "read-parts" / "index").read_bytes()
+    assert len(thin) * 2 < len(full.getvalue())  # most seek points (one each 4 MB), and their 32 KB windows, dropped
+    got = b""
+    for i in range(9):
+        with reader._open(dump, "gzip", tmp_path / "t1" / "read-parts" / "index") as f:
+            got += b"".join(range_bytes(f, *todo.ranges[i]))
+    assert got == data
