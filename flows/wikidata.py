@@ -320,12 +320,11 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
     next release); a `previous` folder that does not exist yet is the first week: nothing to re-check.
     `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads (each in `read_parts` parts of
-    its decompressed bytes, by default one per GB of dump; the dump indexed first on every core), the delta's
-    buckets and the
-    synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut into, a power of
-    two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N` starts N worker
-    processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out` folder. The
-    files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
+    its decompressed bytes, by default one per GB of dump, after rapidgzip indexes it on every core), the delta's
+    buckets and the synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut
+    into, a power of two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N`
+    starts N worker processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out`
+    folder. The files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
     candidates too; without an endpoint, each batch asks a local Oxigraph of the subgraph of the snapshot its
     questions can touch (`subgraphs`; off: of the whole snapshot, which a full dump's T1 outgrows).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.

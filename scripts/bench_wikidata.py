@@ -270,6 +270,7 @@ def project(f: dict[str, float]) -> dict[str, float]:
            "scale_reader_index_two_thread_efficiency": round(max(eff_index, 1e-3), 3),
            "scale_full_read_hours": round(serial_read / 3600, 2), "scale_full_merge_hours": round(merge / 3600, 3),
            "scale_full_read_hash_hours": round(hashed / 3600, 3),
+           "scale_full_read_index_mb": round(f["scale_reader_index_mb"] * FULL_DUMP_MB / f["scale_dump_mb"], 1),
            "scale_full_read_finish_hours": round(finish / 3600, 3),
            "scale_full_worker_peak_mb": round(f["scale_worker_base_mb"] + f["scale_worker_mb_per_bucket_mb"]
                                               * FULL_DUMP_MB / FULL_BUCKETS, 1)}
@@ -317,6 +318,7 @@ def report(f: dict[str, Any]) -> list[str]:
           f"{f['scale_reader_join_triples_per_second']:,.0f} triples/s a process in buckets, then "
           f"{f['scale_reader_finish_entities_per_second']:,.0f} entities/s; the serial reader's files: "
           + ("same" if f["scale_reader_same_files_1w"] and f["scale_reader_same_files_2w"] else "DIFFERENT"))
+    print(f"  a full dump's index, which every part loads: {f['scale_full_read_index_mb']:,.0f} MB")
     print(f"  full pair ({f['scale_full_triples'] / 1e9:.2f} billion triples): serial read "
           f"{f['scale_full_read_hours']:.2f} h, merge {f['scale_full_merge_hours']:.2f} h, worker peak "
           f"{f['scale_full_worker_peak_mb']:,.0f} MB at {FULL_BUCKETS} buckets")

@@ -20,7 +20,8 @@ MEASURED = {"scale_triples_per_second_1w": 50_000.0, "scale_triples_per_second_2
             "scale_reader_parts_entities_per_second_1w": 5_000.0, "scale_reader_parts_entities_per_second_2w": 9_000.0,
             "scale_reader_hash_mb_per_second": 1_000.0, "scale_reader_index_mb_per_second_1t": 50.0,
             "scale_reader_index_mb_per_second_2t": 80.0,
-            "scale_reader_join_triples_per_second": 2_000_000.0, "scale_reader_finish_entities_per_second": 400_000.0}
+            "scale_reader_join_triples_per_second": 2_000_000.0, "scale_reader_finish_entities_per_second": 400_000.0,
+            "scale_reader_index_mb": 0.2, "scale_dump_mb": 240.0}
 
 
 def test_the_projection_is_the_readmes_formula() -> None:
