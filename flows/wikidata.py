@@ -4,7 +4,7 @@ pipeline stage."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +13,8 @@ from typing import Any
 from prefect import Task, flow, task, unmapped
 from prefect.task_runners import TaskRunner
 
-from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, reported, run_clock, run_name
+from flows.common import (RETRY_TRANSIENT, ProgressArtifact, last_release, progress_artifact, publish_funnel, reported,
+                          run_clock, run_name)
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
@@ -59,9 +60,15 @@ class Fanout:
     def __init__(self, runner: TaskRunner[Any] | None) -> None:
         self.runner = runner
 
-    def map(self, stage: Task[..., Any], **params: Any) -> list[Any]:
+    def map(self, stage: Task[..., Any], each: Callable[[int], None] | None = None, **params: Any) -> list[Any]:
+        """The stage's results in order; `each(k)` called as the k-th is at hand (a progress report)."""
         futures = self.runner.map(stage, params) if self.runner is not None else stage.map(**params)
-        return [f.result() for f in futures]
+        results = []
+        for k, f in enumerate(futures):
+            results.append(f.result())
+            if each is not None:
+                each(k)
+        return results
 
 
 @contextmanager
@@ -108,7 +115,7 @@ def join_bucket(todo: ReadPlan, name: str, results: list[PartResult], joining: J
     reader_run.write_bucket(todo, results, joining, b)
 
 
-@task(**RETRY_TRANSIENT, task_run_name="finish {name}")
+@task(**RETRY_TRANSIENT, task_run_name="read {name}")
 def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
     return reader_run.finish_join(todo, workdir, name, results, joining)
 
@@ -116,12 +123,20 @@ def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResu
 def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], buckets: int | None,
               parts: int | None) -> list[Path]:
     """Both dumps read a task a part, then joined a task a bucket (the parts, then the buckets, of both dumps in
-    one map, so that neither waits on the other's): the files the serial reader writes."""
+    one map, so that neither waits on the other's), finished by a task `read {name}`: the files the serial reader
+    writes. A progress artifact a dump counts its parts read."""
     names = ["t0", "t1"][:len(dumps)]
+    reports = [ProgressArtifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}")
+               for name, dump in zip(names, dumps, strict=True)]
     plans = lanes.map(plan_read, dump=dumps, workdir=unmapped(workdir), name=names, rdf=rdf,
                       buckets=unmapped(buckets), parts=unmapped(parts))
     todo = [(k, i) for k, p in enumerate(plans) if p.serial is None for i in range(len(p.ranges))]
-    done = lanes.map(read_part, todo=[plans[k] for k, _ in todo], name=[names[k] for k, _ in todo],
+
+    def part_read(n: int) -> None:
+        k = todo[n][0]
+        reports[k]("parts read", sum(1 for j, _ in todo[:n + 1] if j == k), len(plans[k].ranges))
+
+    done = lanes.map(read_part, each=part_read, todo=[plans[k] for k, _ in todo], name=[names[k] for k, _ in todo],
                      i=[i for _, i in todo]) if todo else []
     results = [[r for (k, _), r in zip(todo, done, strict=True) if k == j] for j in range(len(plans))]
     joins = lanes.map(plan_join, todo=plans, name=names, results=results)
@@ -130,7 +145,11 @@ def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], 
         lanes.map(join_bucket, todo=[plans[k] for k, _ in spread], name=[names[k] for k, _ in spread],
                   results=[results[k] for k, _ in spread], joining=[joins[k] for k, _ in spread],
                   b=[b for _, b in spread])
-    return lanes.map(finish_join, todo=plans, workdir=unmapped(workdir), name=names, results=results, joining=joins)
+    folders = lanes.map(finish_join, todo=plans, workdir=unmapped(workdir), name=names, results=results,
+                        joining=joins)
+    for report in reports:
+        report.finish()
+    return folders
 
 
 @task(**RETRY_TRANSIENT)
