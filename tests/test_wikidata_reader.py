@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq
 import pytest
 
 from timelyqa.wikidata import pipeline, snapshot
@@ -61,9 +62,10 @@ def in_parts(dump: Path, work: Path, buckets: int, parts: int, rdf: bool = True)
 
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Flushes every few hundred triples: the serial reader's files have many row groups, cut mid-part."""
-    monkeypatch.setattr(snapshot, "BATCH_TRIPLES", 700)
-    monkeypatch.setattr(snapshot, "PENDING_TRIPLES", 2400)
+    """Flushes every 90 triples (of the fixture's 1,503): the serial reader's files have many row groups, a bucket's
+    written after some flushes and not others, cut mid-part."""
+    monkeypatch.setattr(snapshot, "BATCH_TRIPLES", 90)
+    monkeypatch.setattr(snapshot, "PENDING_TRIPLES", 520)
 
 
 @pytest.mark.parametrize("suffix", [".gz", ".bz2", ""])
@@ -72,6 +74,9 @@ def test_parts_write_the_serial_readers_files_byte_for_byte(tmp_path: Path, smal
     dump = write(tmp_path / f"wikidata-20260308-all.json{suffix}", lines_of("t1.json.gz"))
     want = serial(dump, tmp_path / "serial", buckets=4)
     assert len(pl.read_parquet(tmp_path / "serial" / "t1" / "entities.parquet")) > 100
+    groups = [pq.ParquetFile(tmp_path / "serial" / "t1" / f).num_row_groups
+              for f in ("entities.parquet", "triples.parquet/0000.parquet", "triple_rows/0003.parquet")]
+    assert min(groups) >= 3, groups
     for parts in (1, 2, 7, 40):
         got = in_parts(dump, tmp_path / f"p{parts}", buckets=4, parts=parts)
         assert got.keys() == want.keys(), parts
@@ -101,6 +106,24 @@ def test_an_entity_repeated_across_parts_is_read_serially_and_dropped_as_the_ser
     want = serial(dump, tmp_path / "serial", buckets=2, rdf=False)
     assert b"duplicate_entity" in want["ledger/read_t1.rejected.parquet"]
     assert in_parts(dump, tmp_path / "parts", buckets=2, parts=4, rdf=False) == want
+
+
+@pytest.mark.parametrize("read_bytes", [1, 2, 3, 1 << 20])
+def test_each_line_goes_to_the_part_its_first_byte_is_in(monkeypatch: pytest.MonkeyPatch, read_bytes: int) -> None:
+    from timelyqa.wikidata import reader
+
+    monkeypatch.setattr(reader, "READ_BYTES", read_bytes)
+    data = b"a\nbb\n\nccc\nd\n\nee"
+    starts = [0] + [i + 1 for i, c in enumerate(data) if c == ord("\n")]
+    for cut in range(len(data) + 1):
+        for second in range(cut, len(data) + 1):
+            spans = [(0, cut), (cut, second), (second, len(data))]
+            pieces = [b"".join(range_bytes(io.BytesIO(data), a, b)) for a, b in spans]
+            assert b"".join(pieces) == data, (cut, second)
+            for (a, b), piece in zip(spans, pieces, strict=True):
+                owned = [s for s in starts if a <= s < b and s < len(data)]
+                assert piece == (data[owned[0]:owned[-1]] + data[owned[-1]:].split(b"\n")[0]
+                                 + (b"\n" if b"\n" in data[owned[-1]:] else b"") if owned else b""), (a, b)
 
 
 def test_every_line_is_read_once_however_the_bytes_are_cut(tmp_path: Path) -> None:
