@@ -269,11 +269,16 @@ def test_a_signal_to_make_alone_stops_what_its_recipe_runs(tmp_path: Path, sig: 
         make = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=tmp_path, stdout=sink,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a loaded machine (make test's other workers) starts Python slowly
         while "ready" not in log.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
+        # The watcher reads make's handlers as it starts: a signal before that is not the case under test.
+        assert "ready" in log.read_text(), f"the recipe never started: {log.read_text()!r}"
         os.kill(make.pid, sig)
-        make.wait(10)
+        try:
+            make.wait(30)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"make still runs 30 s after {sig.name}; its recipe printed {log.read_text()!r}")
     finally:
         if make.poll() is None:
             os.killpg(make.pid, signal.SIGKILL)
