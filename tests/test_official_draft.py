@@ -23,7 +23,7 @@ from timelyqa.official.extract import evaluate
 from timelyqa.official.draft import draft, origin, write_review
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.official.recipe import Recipe, load_recipe
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 TODAY = date(2026, 11, 16)
 SITE = "http://127.0.0.1:8000"

@@ -23,7 +23,7 @@ from timelyqa.site_tree.templates import clause, is_cell, person_like
 from timelyqa.site_tree.tree import Located
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.refresh import recheck
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 BASE = "http://127.0.0.1:8765"
 ROOT = f"{BASE}/"

@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.rewards import normalize
-from timelyqa.stages import Dropped
 
 GATE_STAGE = "quality"
 """The stage name every source declares for the gate (`timelyqa.sources.Stage(GATE_STAGE, ...)`)."""

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Self
 
 SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -29,3 +30,12 @@ class Reason(StrEnum):
         `extra` members; `explain` is formatted with `{explanation}`, the base member's own."""
         members = [(m.name, (f"{prefix}{m.value}", explain.format(explanation=m.explanation))) for m in base]
         return cls(name, [*members, *(extra or {}).items()])  # type: ignore[call-overload]
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """An item dropped where no run is at hand (a reader, a client): the run's writer takes it as it is."""
+
+    item: Mapping[str, Any] | str
+    reason: Reason
+    detail: str

@@ -7,31 +7,31 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from timelyqa.files import sha256_file, write_parquet, write_text
 from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED, Input, Manifest, code_version
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.record import REJECTED_SCHEMA, QARecord
 from timelyqa.sources import QUESTIONS as QUESTIONS_LINE
 from timelyqa.sources import SourceSpec, get
 
+class Outcome(Protocol):
+    """What a step gives back beside its rows: its funnel counts and the items it dropped."""
+
+    @property
+    def counts(self) -> Mapping[str, int]: ...
+
+    @property
+    def rejected(self) -> Iterable[Dropped]: ...
+
+
 LEDGER = "ledger"
 """The folder under `work/` where each part of a run (a Prefect task) saves what it counted and dropped."""
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
-    """An item dropped where no run is at hand (a reader, a client): the run's writer takes it as it is."""
-
-    item: Mapping[str, Any] | str
-    reason: Reason
-    detail: str
 
 
 class Rejects:
@@ -80,6 +80,12 @@ class StageWriter:
         self._kept: list[pl.DataFrame] = []
         self._records: list[QARecord] = []
 
+    @classmethod
+    def part(cls, spec: SourceSpec | str, workdir: Path) -> StageWriter:
+        """The writer of one part of a run whose work folder is `workdir` (the run's folder is its parent): what a
+        Prefect task of a stage counts and drops, saved with `save` and gathered by the run's `resume`."""
+        return cls(spec, Path(workdir).parent, work=Path(workdir))
+
     def count(self, line: str, n: int = 1) -> None:
         if line not in self.spec.funnel or line == QUESTIONS_LINE:
             raise ValueError(f"{line!r} is not a funnel line of source {self.spec.name!r}")
@@ -90,6 +96,13 @@ class StageWriter:
 
     def reject_all(self, dropped: Iterable[Dropped]) -> None:
         self.rejects.extend(dropped)
+
+    def take(self, outcome: Outcome) -> None:
+        """A step's outcome (a reader's, a writer's: its `counts` by funnel line and its `rejected` items) in one
+        call, where each step fed its counts and drops in a loop of its own."""
+        for line, n in outcome.counts.items():
+            self.count(line, n)
+        self.reject_all(outcome.rejected)
 
     def keep(self, record: QARecord) -> None:
         self._records.append(record)

@@ -221,7 +221,7 @@ def new_recipes(
     from timelyqa.official.recipe import Recipe
     from timelyqa.official.resolve import resolve as resolve_all
     from timelyqa.official.resolve import write_answers
-    from timelyqa.stages import Dropped
+    from timelyqa.reasons import Dropped
 
     with one_line_errors():
         checks.out_folder(out, "--out")

@@ -14,8 +14,7 @@ from urllib.parse import urlsplit
 
 from timelyqa.errors import ConfigError
 from timelyqa.files import open_compressed
-from timelyqa.reasons import Reason
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.mediawiki.exportxml import (MAX_FIELD_CHARS, MAX_REVISION_CHARS, Broken, Event, ExportEvents, PageEnd,
                                           PageHead, RawRevision, SiteInfo)
 

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from timelyqa.errors import ConfigError, SourceContractError
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 from timelyqa.mediawiki.client import ApiError, ApiSettings, MediaWikiAPI
 from timelyqa.mediawiki.dump import Page, ReadReject, Revision
 from timelyqa.mediawiki.exportxml import MAX_REVISION_CHARS

@@ -39,10 +39,9 @@ from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
 from timelyqa.news.gate import RULES, NewsQualityReject, gate_row
 from timelyqa.news.questions import ANSWERED, ArticleCheckReject, TemplateReject, Written, article_groups, news_record
 from timelyqa.quality import GATE_PASSED, Gate, QualityReject
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.site_tree.candidates import trim
 from timelyqa.record import Verification
-from timelyqa.stages import Dropped
 
 RELEVANCE, WRITER = "livenewsbench/relevance_check", "livenewsbench/qa_writer"
 ANSWERER, GRADER, GUIDELINE = ("livenewsbench/independent_answerer", "livenewsbench/grader",

@@ -94,9 +94,7 @@ def read_events(source: Any, settings: Settings, out: Path) -> Path:
     ledger = _ledger(out)
     with ledger.timed("events"):
         events = portal.read_events(source, settings.start, settings.end)
-    for line, n in events.counts.items():
-        ledger.count(line, n)
-    ledger.reject_all(events.rejected)
+    ledger.take(events)
     target = Path(out) / EVENTS
     write_parquet(events.frame.select(list(EVENT_SCHEMA)).cast(dict(EVENT_SCHEMA)), target)
     ledger.save("events")
@@ -150,9 +148,7 @@ def write_questions(out: Path, settings: Settings) -> Manifest:
     ledger = _ledger(out)
     with ledger.timed("questions"):
         written = template_questions(events, articles, seed=settings.seed)
-    for line, n in written.counts.items():
-        ledger.count(line, n)
-    ledger.reject_all(written.rejected)
+    ledger.take(written)
     ledger.save("questions")
     return finish(out, settings, written.records)
 
@@ -240,9 +236,7 @@ def llm_finish(checked: Path, out: Path, settings: Settings) -> Manifest:
     """The checked pairs as records (or rejects with their reasons), and the run's outputs."""
     result = llm_written(pl.read_parquet(checked).to_dicts())
     ledger = _ledger(out)
-    for line, n in result.counts.items():
-        ledger.count(line, n)
-    ledger.reject_all(result.rejected)
+    ledger.take(result)
     ledger.save("finish")
     return finish(out, settings.model_copy(update={"generator": "llm"}), result.records)
 

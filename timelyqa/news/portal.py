@@ -26,8 +26,7 @@ from mwparserfromhell.wikicode import Wikicode
 from timelyqa import urls
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.news.frames import EVENT_SCHEMA, event_id
-from timelyqa.reasons import Reason
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
 from timelyqa.mediawiki.dump import DumpReader, ReadReject, check_dump
 from timelyqa.mediawiki.wikitext import FILE_NAMESPACES, normal_name, render

@@ -44,9 +44,8 @@ from timelyqa.answers import NotTyped, Typed, date as date_answer, entity, numbe
 from timelyqa.news.gate import masked_context
 from timelyqa.news.wh import measure_spans, name_wh
 from timelyqa.news.record import STABILITY, NewsRecord
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.record import Evidence, Split, Verification, record_id
-from timelyqa.stages import Dropped
 
 GENERATOR = "news_template_v4"
 """v4: a fact the event's article states and its portal summary does not is asked first, from the article's

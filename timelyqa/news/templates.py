@@ -20,7 +20,7 @@ from timelyqa.news.questions import (ANSWERED, GENERATOR, STABLE, ArticleCheckRe
 from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.record import Verification
 from timelyqa.site_tree.tree import seeded_key
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 
 def template_questions(events: pl.DataFrame, articles: pl.DataFrame, *, seed: int = 0) -> Written:

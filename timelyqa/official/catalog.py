@@ -20,7 +20,7 @@ import polars as pl
 from timelyqa.errors import ConfigError
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.official.recipe import Recipe, RecipeError, load_recipes, parse_recipe, recipe_path
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 
 @dataclass(frozen=True)

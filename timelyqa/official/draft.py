@@ -22,7 +22,7 @@ from timelyqa.official.origin import cut, host_port
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.official.recipe import Recipe, RecipeError, dump_recipe, recipe_of
 from timelyqa.official.repair import PAGE_CHARS, trim_html
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 GENERATION, HOPS = "rtqa/recipe_generation", "rtqa/recipe_hops"
 OWNED = frozenset({"recipe", "level", "timezone", "added", "base", "hops"})

@@ -29,7 +29,8 @@ from timelyqa.official.typed import asked, declared, expected, typed
 from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.sources import Progress
-from timelyqa.stages import Dropped, StageWriter
+from timelyqa.reasons import Dropped
+from timelyqa.stages import StageWriter
 
 SOURCE_NAME = "official_site"
 GENERATOR = "official_recipe_v2"

@@ -14,7 +14,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.official.reasons import RecipeReject
 from timelyqa.official.recipe_fields import EachDay, Extract, Fetch, FieldError, Valid, short
 from timelyqa.official.recipe_schema import FORMAT, Recipe
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 MAX_RECIPE_CHARS = 64 * 1024
 """The longest recipe text read: recipes are a kilobyte or two; a longer one is refused before YAML sees it."""

@@ -25,14 +25,13 @@ import polars as pl
 
 from timelyqa.answers import Typed, text, unit_phrase
 from timelyqa.llm.check import sub_match
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.record import Evidence, Verification, record_id
 from timelyqa.site_tree.evidence import SOURCE, facts_json, fetched
 from timelyqa.site_tree.kinds import fact_answer, unit_suffix
 from timelyqa.site_tree.pairs import in_turn, page_pairs
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.tree import MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, norm, seeded_key, site_name, subject
-from timelyqa.stages import Dropped
 
 CANDIDATE_SCHEMA = pl.Schema({"type": pl.String(), "root_url": pl.String(), "urls": pl.List(pl.String()),
                               "difficulty": pl.String(), "doc1": pl.String(), "doc2": pl.String()})

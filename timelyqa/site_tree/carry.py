@@ -10,12 +10,11 @@ from pathlib import Path
 
 import polars as pl
 
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.released import released_rows as shared_released_rows
 from timelyqa.record import polars_schema
 from timelyqa.site_tree.record import SiteTreeRecord
 from timelyqa.site_tree.refresh import CHANGED, KEPT, recheck
-from timelyqa.stages import Dropped
 
 
 class RefreshReject(Reason):

@@ -91,9 +91,7 @@ def run(crawl: Path, out: Path, settings: Settings | None = None, *, writer: Sit
             written = template_questions(pages, domain=settings.domain, language=settings.language,
                                          seed=settings.seed, facts_per_page=settings.facts_per_page,
                                          pairs_per_root=settings.pairs_per_root)
-        for line, n in written.counts.items():
-            ledger.count(line, n)
-        ledger.reject_all(written.rejected)
+        ledger.take(written)
         gate = site_gate({row["url"]: row for row in pages.to_dicts()})
         with ledger.timed(GATE_STAGE):
             for record in written.records:
@@ -121,9 +119,7 @@ def write_questions(crawl: Path, workdir: Path, settings: Settings, writer: Site
         chosen = choose_candidates(pages, seed=settings.seed, pages_per_root=settings.pages_per_root,
                                    pairs_per_root=settings.pairs_per_root, page_chars=settings.page_chars)
         drafts = writer.write(chosen.candidates)
-    for line, n in chosen.counts.items():
-        ledger.count(line, n)
-    ledger.reject_all(chosen.rejected)
+    ledger.take(chosen)
     ledger.count("questions_written", sum(d.kept for d in drafts))
     with ledger.timed(GATE_STAGE):
         drafts = gate_drafts(chosen.candidates, drafts, {row["url"]: row for row in pages.to_dicts()})
@@ -215,7 +211,7 @@ def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Set
 
 
 def _ledger(workdir: Path) -> StageWriter:
-    return StageWriter(SOURCE, workdir.parent, work=workdir)
+    return StageWriter.part(SOURCE, workdir)
 
 
 def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:

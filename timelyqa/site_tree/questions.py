@@ -29,7 +29,7 @@ from timelyqa.site_tree.record import DOMAINS, SiteTreeRecord
 from timelyqa.site_tree.templates import clause, is_cell, multi_question, single_question
 from timelyqa.site_tree.tree import (MULTI_DEPTHS, SINGLE_DEPTHS, Located, chain, golden_path, norm, seeded_key,
                                      site_name, subject)
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 
 __all__ = ["FUNNEL", "GENERIC_LABELS", "LONG_LIST", "MAX_LABEL_CHARS", "MAX_LABEL_SHARE", "MAX_LABEL_WORDS",
            "MAX_SHORT_WORDS", "MAX_VALUE_CHARS", "MAX_VALUE_WORDS", "MIN_PER_LABEL", "MULTI_GENERATOR", "PLACEHOLDERS",

@@ -18,7 +18,7 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.quality import Gate
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 from timelyqa.wikidata.candidates import CANDIDATE_SCHEMA, SORT_KEY, Chooser, rendered_rows
 from timelyqa.wikidata.filters import anchor_drop
 from timelyqa.wikidata.graph import Graph

@@ -9,9 +9,8 @@ from typing import Any
 import polars as pl
 
 from timelyqa.quality import Gate
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.record import CANARY, WikidataRecord, polars_schema, record_id
-from timelyqa.stages import Dropped
 from timelyqa.wikidata.graph import Graph
 from timelyqa.wikidata.query import to_json
 from timelyqa.wikidata.synth import Candidate

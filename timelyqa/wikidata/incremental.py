@@ -114,7 +114,7 @@ def fetch_states(api: WikidataApiSettings, since: datetime, until: datetime, wor
 
         before = wd.entities_at(((e.entity, e.before) for e in edited if e.before), read)
         after = wd.entities_at(((e.entity, e.after) for e in edited), read)
-        ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+        ledger = StageWriter.part(SOURCE, workdir)
         ledger.use(client.usage)
         ledger.save("fetch")
     (folder / "edited.json").write_text(json.dumps({
@@ -246,7 +246,7 @@ def synthesize(t1_dir: Path, t0_dir: Path, delta: Path, workdir: Path, settings:
     frame = pl.read_parquet(path)
     _with_revisions(frame, edited, until).write_parquet(path)
     (workdir / NEIGHBOURHOOD).write_text(backend.neighbourhood(), encoding="utf-8")
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     ledger.use({**usage, "sparql_calls": backend.sparql.calls})
     ledger.save("api_synthesize")
     return path

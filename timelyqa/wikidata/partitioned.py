@@ -63,7 +63,7 @@ def synthesize_batch(t1_dir: Path, delta_path: Path, workdir: Path, index: int, 
 def merge(workdir: Path, results: list[BatchResult], ledger: StageWriter | None = None) -> Path:
     """candidates.parquet from the batches' files; their drops and misses, and the merge's, to the run's writer
     in the order one batch over the whole delta gives them."""
-    ledger = ledger or StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = ledger or StageWriter.part(SOURCE, workdir)
     gate = Gate(RULES)
     path = workdir / "candidates.parquet"
     with ledger.timed("synthesize"):

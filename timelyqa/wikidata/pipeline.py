@@ -101,7 +101,7 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: 
     """Stream one dump into `workdir/name`; its triples in `buckets` buckets of subjects (default: by the dump's
     size, snapshot.buckets_for), so that the delta holds one bucket at a time."""
     folder = workdir / name
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     with ledger.timed(f"read_{name}"):
         info = snapshot.read_snapshot(dump, folder, rdf=rdf, reject=ledger.reject, progress=progress,
                                       buckets=buckets or snapshot.buckets_for(dump.stat().st_size))
@@ -115,7 +115,7 @@ def compute_delta(t0_dir: Path, t1_dir: Path, workdir: Path) -> Path:
     """The delta of two snapshots, one bucket of subjects at a time (the coarser snapshot's buckets), each
     bucket's rows spilled to a file and k-way merged in T1's order: memory holds one bucket pair, then one chunk
     a bucket, never the whole delta. The flow runs the buckets as tasks (delta_bucket), perhaps on a cluster."""
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     with ledger.timed("delta"):
         parts, n = delta_buckets(t0_dir, t1_dir, workdir)
         for b in range(n):
@@ -144,7 +144,7 @@ def delta_bucket(t0_dir: Path, t1_dir: Path, parts: Path, b: int, n: int) -> Pat
 
 def merge_delta(workdir: Path, ledger: StageWriter | None = None) -> Path:
     """The buckets' deltas k-way merged by `row` into `delta.parquet` (merge.merge_sorted), then removed."""
-    ledger = ledger or StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = ledger or StageWriter.part(SOURCE, workdir)
     parts = workdir / "delta-buckets"
     path = workdir / "delta.parquet"
     with ledger.timed("delta"):
@@ -165,7 +165,7 @@ def synthesize(t1_dir: Path, delta_path: Path, workdir: Path, settings: Settings
     a graph of its own, then one merge: memory holds a batch's neighbourhood, not the whole delta.
     `graph` is the T1 graph to synthesize over (default: the T1 snapshot's own tables), `as_of` the moment the
     answers hold (default: the snapshot's newest modification)."""
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     with ledger.timed("synthesize"):
         todo = partitioned.plan(delta_path, workdir, settings.synthesis_batch)
         if settings.max_anchors is not None:
@@ -189,7 +189,7 @@ def verify(candidates: Path, t1_dir: Path, workdir: Path, endpoint: str | None, 
     as tasks). Without an endpoint, a snapshot is served by a local Oxigraph: of the subgraph a batch's questions
     can touch (`settings.subgraphs`, timelyqa.wikidata.subgraph), else of its whole RDF
     (`read_snapshot(rdf=True)`)."""
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     with ledger.timed("verify"):
         results = [verify_batch(candidates, span, t1_dir, t0_dir, workdir, endpoint, before_endpoint, settings)
                    for span in verifying.ranges(candidates, settings.verify_batch)]

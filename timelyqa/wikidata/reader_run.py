@@ -62,7 +62,7 @@ def prepare_join(todo: ReadPlan, results: list[PartResult]) -> Joining | None:
 def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
     """After the buckets (or with none, the serial read): the snapshot finished, its ledger part saved."""
     folder, dump = Path(todo.folder), Path(todo.dump)
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter.part(SOURCE, workdir)
     if joining is not None:
         info = finish(todo, results, joining, ledger.reject)
     else:

@@ -16,10 +16,10 @@ import polars as pl
 from timelyqa import sources
 from timelyqa.errors import SourceContractError
 from timelyqa.oxigraph import LocalOxigraph
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.released import RECHECKED, write_rechecked
 from timelyqa.sparql import SparqlEndpoint
-from timelyqa.stages import Dropped, StageWriter
+from timelyqa.stages import StageWriter
 from timelyqa.wikidata.query import ANSWER
 from timelyqa.wikidata.values import Kind
 from timelyqa.wikidata.verify import Outcome, check
@@ -77,7 +77,7 @@ def recheck_released(rows: pl.DataFrame, workdir: Path, *, endpoint: str | None,
     hold to `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions). The incremental mode calls
     it with its own endpoint."""
     # The entry is found by name: it imports this module's reasons, so this module never imports it.
-    ledger = StageWriter(sources.get("wikidata"), workdir.parent, work=workdir)
+    ledger = StageWriter.part(sources.get("wikidata"), workdir)
     with ledger.timed("refresh"), ExitStack() as stack:
         if endpoint is None:
             if rdf is None:

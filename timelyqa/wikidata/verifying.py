@@ -106,7 +106,7 @@ def _ask(queries: dict[str, Query], endpoint: str | None, snapshot_dir: Path, *,
 
 def finish(candidates: Path, workdir: Path, results: list[VerifyResult], ledger: StageWriter | None = None) -> Path:
     """verified.parquet from the batches' verdicts; every failure rejected with its reason and detail."""
-    ledger = ledger or StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = ledger or StageWriter.part(SOURCE, workdir)
     with ledger.timed("verify"):
         verdicts = {i: v for r in results for i, v in r.verdicts.items()}
         details = {i: d for r in results for i, d in r.details.items()}

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from timelyqa.errors import ConfigError
 from timelyqa.names import current_name
-from timelyqa.stages import Dropped
+from timelyqa.reasons import Dropped
 from timelyqa.mediawiki.dump import DumpReader
 from timelyqa.mediawiki.revisions import Source, revision_at
 from timelyqa.wikipedia.infobox import PARSER, parse_infobox

@@ -117,9 +117,7 @@ def read_changes(pages: Path, workdir: Path, settings: Settings, *, where: str,
                 rows.append(row)
             if progress:
                 progress("pages", n, 0)
-    for line, n in reader.counts.items():
-        ledger.count(line, n)
-    ledger.reject_all(reader.rejected)
+    ledger.take(reader)
     path = workdir / UNITS
     write_parquet(pl.DataFrame(rows, schema=UNIT_SCHEMA, orient="row"), path)
     ledger.save("read")
@@ -242,7 +240,7 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
 
 
 def _ledger(workdir: Path) -> StageWriter:
-    return StageWriter(SOURCE, workdir.parent, work=workdir)
+    return StageWriter.part(SOURCE, workdir)
 
 
 def _unit(history: PageHistory, wiki_url: str, read_from: str, settings: Settings,

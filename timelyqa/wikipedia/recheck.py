@@ -21,9 +21,9 @@ import polars as pl
 
 from timelyqa import sources
 from timelyqa.errors import ConfigError
-from timelyqa.reasons import Reason
+from timelyqa.reasons import Dropped, Reason
 from timelyqa.released import RECHECKED, write_rechecked
-from timelyqa.stages import Dropped, StageWriter
+from timelyqa.stages import StageWriter
 from timelyqa.wikipedia.answer import Rule, answers_on
 from timelyqa.mediawiki.revisions import PageUnavailable, revision_at
 from timelyqa.mediawiki.client import ApiError, ApiSettings, MediaWikiAPI
@@ -146,7 +146,7 @@ def recheck_released(rows: pl.DataFrame, source: Source, workdir: Path, when: da
     (rows given a verdict), `still_true` and `not_rechecked`, rejects the rest, and writes the ids that hold to
     `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions)."""
     # The entry is found by name: it imports this module's reasons, so this module never imports it.
-    ledger = StageWriter(sources.get("wikipedia"), workdir.parent, work=workdir)
+    ledger = StageWriter.part(sources.get("wikipedia"), workdir)
     with ledger.timed("refresh"):
         holds, dropped, unchecked, usage = recheck(rows, source, when) if rows.height else ([], [], 0, {})
         ledger.reject_all(dropped)

@@ -18,7 +18,8 @@ from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.files import write_parquet
 from timelyqa.record import RECORD_SCHEMA
 from timelyqa.sources import get
-from timelyqa.stages import Dropped, Rejects
+from timelyqa.reasons import Dropped
+from timelyqa.stages import Rejects
 from timelyqa.wikipedia import typed
 from timelyqa.wikipedia.answer import Rule, read_at, values_on
 from timelyqa.mediawiki.revisions import PageUnavailable
