@@ -23,6 +23,7 @@ from prefect.events.worker import EventsWorker
 from prefect.states import exception_to_failed_state, format_exception
 from prefect.utilities.asyncutils import run_coro_as_sync
 
+from timelyqa.crawling import CrawlStats
 from timelyqa.errors import ConfigError, TimelyQAError, is_transient
 from timelyqa.manifest import Manifest
 
@@ -187,12 +188,8 @@ def run_name(name: Callable[[dict[str, Any]], str], fallback: str) -> Callable[[
 
 
 def crawl_rows(stats: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """A crawl's stats (spiders/run.py's crawl_stats.json) as table rows: what it fetched, and why not the rest."""
-    rows = [{"what": what, "count": int(stats.get(what, 0))} for what in ("pages", "bytes", "rendered")]
-    rows += [{"what": f"depth {d}", "count": n} for d, n in stats.get("pages_per_depth", {}).items()]
-    for kind, label in (("errors", "error"), ("refused", "refused"), ("bounded", "bounded")):
-        rows += [{"what": f"{label}: {r}", "count": n} for r, n in stats.get(kind, {}).items()]
-    return rows
+    """A crawl's stats (crawl_stats.json) as table rows: what it fetched, and why not the rest."""
+    return CrawlStats.of(stats).rows()
 
 
 class ProgressArtifact:

@@ -10,6 +10,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import reported, run_name
+from spiders.run import crawl
 from timelyqa import checks
 from timelyqa.errors import ConfigError
 from timelyqa.evaluate import Evaluation, accuracies, evaluate
@@ -26,8 +27,8 @@ def score(release: Path, out: Path, predictions: Path | None, model: str | None,
         llm = LLM(LLMSettings.from_env(model=model, base_url=base_url, cache_dir=out / "llm-cache"))
         llm.preflight()
     try:
-        return evaluate(release, out, predictions=predictions, llm=llm, configs=configs, split=split, after=after,
-                        at=at)
+        return evaluate(release, out, crawl=crawl, predictions=predictions, llm=llm, configs=configs, split=split,
+                        after=after, at=at)
     finally:
         if llm is not None:
             llm.close()

@@ -18,6 +18,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, crawl_rows, publish_funnel, reported, run_clock, run_name, secret
+from spiders.run import crawl as run_crawl
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -51,7 +52,8 @@ def plan_links(out: Path, outlets: Path) -> Path:
 def crawl_articles(out: Path, outlets: Path, settings: pipeline.Settings, archive_base: str | None,
                    tuned: dict[str, Any] | None) -> Path:
     """The crawl in its own process (Twisted's reactor cannot restart); fails when it fetched nothing."""
-    crawl = pipeline.crawl_articles(out, outlets, settings, archive_base=archive_base, tuned=tuned)
+    crawl = pipeline.crawl_articles(out, outlets, settings, crawl=run_crawl, archive_base=archive_base,
+                                   tuned=tuned)
     stats = crawl / "crawl_stats.json"
     if stats.is_file():  # none when no link was to be fetched: no crawl ran
         create_table_artifact(crawl_rows(json.loads(stats.read_text(encoding="utf-8"))), key="news-crawl",

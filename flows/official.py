@@ -20,6 +20,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import publish_funnel, reported, run_clock, run_name, secret
+from spiders.run import crawl
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
@@ -41,7 +42,8 @@ def check_recipes(recipes: Path) -> int:
 def check_health(recipes: Path, clocks: list[datetime], state: Path, variables: dict[str, str],
                  broken_after: int) -> dict[str, Any]:
     """Every recipe resolved at each clock (one crawl), the answers added to the history; the health table."""
-    answers = health.check(load(recipes, repaired=repaired_dir(state)).recipes, clocks, state, variables=variables)
+    answers = health.check(load(recipes, repaired=repaired_dir(state)).recipes, clocks, state, crawl=crawl,
+                           variables=variables)
     status = health.statuses(health.history(state), broken_after=broken_after)
     rows = [{"recipe": s.recipe, "days failing": s.days_failing, "since": str(s.failing_since or ""),
              "reason": s.reason or "", "broken": s.broken} for s in status.values()]
@@ -121,8 +123,9 @@ def official_resolve_flow(recipes: Path, out: Path, at: str | None = None,
     they are private addresses (timelyqa.official.origin)."""
     clock = parse_at(at) if at else datetime.now(UTC)
     catalog = load(Path(recipes))
-    answers = resolve(catalog.recipes, [clock], Path(out) / "work", store=health.store(Path(out) / "state"),
-                      variables=variables or {}, allow_hosts=allow_hosts or ())
+    answers = resolve(catalog.recipes, [clock], Path(out) / "work", crawl=crawl,
+                      store=health.store(Path(out) / "state"), variables=variables or {},
+                      allow_hosts=allow_hosts or ())
     path = write_answers(answers, Path(out))
     frame = pl.read_parquet(path)
     create_table_artifact([{"recipe": r["id"], "status": r["status"], "answer": r["answer"] or "",

@@ -20,7 +20,8 @@ from prefect.cache_policies import NONE
 from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
 from flows.wikidata import fanout
 from spiders import shards
-from spiders.run import check_roots, crawl, summary
+from spiders.run import crawl
+from timelyqa.crawling import check_roots, summary
 from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.localsite import LocalSite

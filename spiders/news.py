@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path
@@ -31,13 +30,13 @@ from spiders.errors import failure_reason
 from spiders.guard import Refusal, is_private
 from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
+from timelyqa.crawling import STATS, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
 from timelyqa.news.articles import ArticleReject, in_window
 from timelyqa.news.extract import extract
 from timelyqa.news.frames import ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED
 from timelyqa.news.outlets import ARCHIVES, Outlets, archived, host_port
 
-STATS = "crawl_stats.json"
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider, to be dropped as dead links with their status; redirects are still followed."""
 _NEVER_ASKED = frozenset(r.value for r in Refusal)
@@ -291,11 +290,9 @@ def crawl_stats(done: Any, articles: int, dropped: list[dict[str, Any]], stats: 
     entries = list(done)
     return {
         "pages": sum(1 for e in entries if e["fetched"]),
-        "requests": int(stats.get("downloader/request_count", 0)),
-        "bytes": int(stats.get("downloader/response_bytes", 0)),
+        **scrapy_counts(stats),
         "rendered": sum(1 for e in entries if e["rendered"]),
         "articles": articles,
-        "errors": dict(sorted(Counter(d["reason"] for d in dropped).items())),
-        "refused": {k.removeprefix("guard/"): int(v) for k, v in sorted(stats.items()) if k.startswith("guard/")},
+        "errors": counted(d["reason"] for d in dropped),
         "resumed": int(stats.get("pages/resumed", 0)),
     }

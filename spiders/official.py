@@ -11,7 +11,6 @@ a page, flushed as it is done, so a crawl killed and started again asks only for
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -31,12 +30,12 @@ from spiders.errors import failure_reason
 from spiders.guard import HostGuard, Refusal
 from spiders.journal import JournaledSpider, JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
+from timelyqa.crawling import STATS, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
 from timelyqa.official.origin import is_named
 from timelyqa.official.pages import FETCH_SCHEMA, FETCHES, RENDERS, PageStore
 from timelyqa.official.reasons import Failure
 
-STATS = "crawl_stats.json"
 ERROR_STATUSES = list(range(400, 600))
 """Error pages reach the spider, to fail with their status (after the retry a 5xx gets); redirects are followed."""
 _NEVER_ASKED = frozenset(r.value for r in Refusal)
@@ -240,11 +239,9 @@ def crawl_stats(done: Any, stats: dict[str, Any], spider: Any) -> dict[str, Any]
     return {
         "pages": sum(1 for e in entries if e["failure"] is None),
         "keys": sum(len(k) for k in spider.keys.values()),
-        "requests": int(stats.get("downloader/request_count", 0)),
-        "bytes": int(stats.get("downloader/response_bytes", 0)),
+        **scrapy_counts(stats),
         "rendered": sum(1 for e in entries if e["rendered"]),
-        "errors": dict(sorted(Counter(e["failure"] for e in entries if e["failure"]).items())),
-        "refused": {k.removeprefix("guard/"): int(v) for k, v in sorted(stats.items()) if k.startswith("guard/")},
+        "errors": counted(e["failure"] for e in entries if e["failure"]),
         "resumed": int(stats.get("pages/resumed", 0)),
         "store": str(spider.store.root),
     }

@@ -1,5 +1,6 @@
 """Run a crawl in its own process, as every caller does (the CLI, a Prefect task): Twisted's reactor cannot
-restart in one process and Playwright needs the asyncio one. Imports no Scrapy, so callers need not."""
+restart in one process and Playwright needs the asyncio one. Imports no Scrapy, so callers need not. `crawl` is
+the crawler behind the core's port (timelyqa.crawling.Crawl), which holds the stats reading it shares."""
 
 from __future__ import annotations
 
@@ -11,27 +12,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from spiders.settings import crawl_settings
 from timelyqa import clock
+from timelyqa.crawling import STATS, check_roots, summary
 from timelyqa.useragent import USER_AGENT_ENV
 from timelyqa.errors import ConfigError, SourceContractError
-
-STATS = "crawl_stats.json"
-
-
-def check_roots(roots: list[str], *, user_agent: str, timeout: float = 10.0) -> None:
-    """Stop before any work when a root does not answer (any HTTP answer will do: robots.txt decides the rest)."""
-    if not roots:
-        raise ConfigError("give at least one --root URL")
-    for root in roots:
-        if not root.startswith(("http://", "https://")):
-            raise ConfigError(f"--root {root!r}: not an http(s) URL")
-        try:
-            httpx.head(root, headers={"User-Agent": user_agent}, timeout=timeout, follow_redirects=False)
-        except httpx.HTTPError as exc:
-            raise ConfigError(f"--root {root}: does not answer ({type(exc).__name__}: {exc})") from None
 
 
 def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
@@ -76,13 +61,4 @@ def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
     return stats
 
 
-def summary(stats: dict[str, Any]) -> str:
-    errors = ", ".join(f"{k} {v}" for k, v in stats.get("errors", {}).items()) or "no errors"
-    refused = [f"{k} {v}" for k, v in stats.get("skipped", {}).items()]  # never requested, and why
-    refused += [f"robots.txt {k} on {v} host{'s' * (v > 1)}" for k, v in stats.get("robots", {}).items()
-                if k in ("server_error", "unreachable", "too_large", "undecodable")]  # hosts it closed
-    return f"{stats.get('pages', 0)} pages, {stats.get('bytes', 0)} bytes, {errors}" + \
-        (f"; not requested: {', '.join(refused)}" if refused else "")
-
-
-__all__ = ["USER_AGENT_ENV", "check_roots", "command", "crawl", "summary"]
+__all__ = ["STATS", "USER_AGENT_ENV", "check_roots", "command", "crawl", "summary"]

@@ -23,11 +23,12 @@ from typing import Any
 
 import polars as pl
 
+from timelyqa import crawling
 from timelyqa.urls import canonical, is_crawlable, netloc
 from timelyqa.errors import ConfigError
 from timelyqa.files import write_parquet, write_text
 
-STATS = "crawl_stats.json"
+STATS = crawling.STATS
 SHARDS = "shards"
 ENTRIES = "entries.json"
 Entry = tuple[str, int, str, str]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from scrapy.crawler import Crawler
 
 from spiders.content import ContentWorkers, read
 from spiders.journal import JournalPipeline, entries, open_journal
+from timelyqa.crawling import STATS, by_prefix, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
 from timelyqa.site_tree.facts import FACT_DTYPE
 
@@ -86,26 +86,22 @@ class CrawlStore(JournalPipeline):
         if beyond := len(spider.beyond - spider.depth.keys()):  # linked, but only from past the depth limit
             self.crawler.stats.set_value("traps/depth_exceeded", beyond)
         stats = crawl_stats(frame, self.crawler.stats.get_stats(), len(redirects))
-        write_text(out / "crawl_stats.json", json.dumps(stats, indent=2, sort_keys=True, default=str))
+        write_text(out / STATS, json.dumps(stats, indent=2, sort_keys=True, default=str))
 
 
 def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any], redirected: int = 0) -> dict[str, Any]:
     """What a crawl did: pages, bytes, errors by reason, rendered pages, pages per depth, refused and bounded URLs,
     and pages a content worker failed on."""
     fetched = pages.filter(pl.col("error").is_null())
-    def by_prefix(prefix: str) -> dict[str, int]:
-        return {k.removeprefix(prefix): int(v) for k, v in sorted(stats.items()) if k.startswith(prefix)}
     return {
         "pages": fetched.height,
-        "requests": int(stats.get("downloader/request_count", 0)),
-        "bytes": int(stats.get("downloader/response_bytes", 0)),
-        "errors": dict(sorted(Counter(pages["error"].drop_nulls().to_list()).items())),
+        **scrapy_counts(stats),
+        "errors": counted(pages["error"].drop_nulls().to_list()),
         "rendered": int(pages["rendered"].sum()),
         "pages_per_depth": {str(d): int(n) for d, n in fetched.group_by("depth").len().sort("depth").iter_rows()},
-        "refused": by_prefix("guard/"),
-        "bounded": by_prefix("traps/"),
-        "skipped": by_prefix("pages/skipped/"),
-        "robots": by_prefix("robots/"),  # how each host's robots.txt ended (spiders/robotsfile.py's cases)
+        "bounded": by_prefix(stats, "traps/"),
+        "skipped": by_prefix(stats, "pages/skipped/"),
+        "robots": by_prefix(stats, "robots/"),  # how each host's robots.txt ended (spiders/robotsfile.py's cases)
         "redirected": redirected,  # redirects, each an edge to the page it ended on (links.parquet, kind redirect)
         "worker_failed": int(stats.get("content/worker_failed", 0)),  # pages then read in the crawl's own process
     }

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from tests.llmserver import ScriptedLLM, Step
 from tests.test_export import release  # noqa: F401 - the fixture: a small release of wikidata and news rows
+from spiders import run as spiders_run
 from timelyqa.cli import app
 from timelyqa.errors import ConfigError
 from timelyqa.evaluate import PLOT, PredictionReject, Verdict, evaluate, wilson
@@ -55,7 +56,7 @@ def scored(release: Path, tmp_path: Path) -> tuple[Path, dict[str, dict[str, Any
     ]
     predictions = write_lines(tmp_path / "predictions.jsonl", lines)
     done = evaluate(release, tmp_path / "eval", predictions=predictions, split="train", at=CLOCK,
-                    after=date(2026, 1, 31))
+                    after=date(2026, 1, 31), crawl=spiders_run.crawl)
     return predictions, rows, done
 
 
@@ -112,7 +113,7 @@ def test_the_same_predictions_give_the_same_results_byte_for_byte(scored: Any, r
                                                                   tmp_path: Path) -> None:
     predictions, _, done = scored
     again = evaluate(release, tmp_path / "again", predictions=predictions, split="train", at=CLOCK,
-                     after=date(2026, 1, 31))
+                     after=date(2026, 1, 31), crawl=spiders_run.crawl)
     assert again.results_path.read_bytes() == done.results_path.read_bytes()
     assert again.report_path.read_text() == done.report_path.read_text()
     assert (tmp_path / "again" / PLOT).read_bytes() == (tmp_path / "eval" / PLOT).read_bytes()
@@ -128,7 +129,8 @@ def test_the_report_embeds_a_plot_of_accuracy_by_month(scored: Any, tmp_path: Pa
 def test_a_live_row_is_unscorable_not_wrong(release: Path, tmp_path: Path) -> None:  # noqa: F811
     live = {r["question"]: r for r in read_split(release, "news", "train").to_dicts()}[LIVE]
     predictions = write_lines(tmp_path / "p.jsonl", [json.dumps({"id": live["id"], "answer": "7"})])
-    done = evaluate(release, tmp_path / "eval", predictions=predictions, configs=["news"], split="train", at=CLOCK)
+    done = evaluate(release, tmp_path / "eval", predictions=predictions, configs=["news"], split="train", at=CLOCK,
+                    crawl=spiders_run.crawl)
     row = done.results.filter(pl.col("id") == live["id"]).to_dicts()[0]
     assert row["verdict"] == Verdict.UNSCORABLE and row["score"] is None and "no recipe" in row["reason"]
     assert done.results.filter(pl.col("verdict") == Verdict.UNSCORABLE).height == 1
@@ -173,9 +175,10 @@ def test_bad_settings_stop_before_any_row_is_asked(release: Path, tmp_path: Path
     assert no_release.exit_code != 0 and "not a release folder" in no_release.output
     assert not (tmp_path / "b" / "results.parquet").exists()
     with pytest.raises(ConfigError, match="--at 'yesterday'"):
-        evaluate(release, tmp_path / "c", predictions=write_lines(tmp_path / "p.jsonl", []), at="yesterday")
+        evaluate(release, tmp_path / "c", predictions=write_lines(tmp_path / "p.jsonl", []), at="yesterday",
+                 crawl=spiders_run.crawl)
     with pytest.raises(ConfigError, match="no config 'nope'"):
-        evaluate(release, tmp_path / "d", predictions=tmp_path / "p.jsonl", configs=["nope"])
+        evaluate(release, tmp_path / "d", predictions=tmp_path / "p.jsonl", configs=["nope"], crawl=spiders_run.crawl)
 
 
 def test_wilson_interval_matches_the_textbook() -> None:

@@ -21,7 +21,7 @@ from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA, event_id
 from timelyqa.answers import number, text
 from timelyqa.news.gate import RULES, NewsQualityReject, _found
 from timelyqa.news.portal import read_events
-from timelyqa.news.questions import template_questions
+from timelyqa.news.templates import template_questions
 from timelyqa.quality import judge
 
 ROOT = Path(__file__).resolve().parents[1]

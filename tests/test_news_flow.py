@@ -18,6 +18,7 @@ from spiders.render import browser_path
 from tests.prefect_server import Background
 from tests.test_deployment import load_test_split, run_deployment, stack  # noqa: F401 - `stack` is a fixture
 from tests.test_flows import artifacts_of, table, task_names
+from spiders import run as spiders_run
 from timelyqa.errors import ConfigError
 from timelyqa.news.source import SOURCE
 from timelyqa.sources import ROOT
@@ -63,7 +64,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     state, out = flow_run
     assert state.is_completed(), state.message
     manifest = state.result()
-    by_pipeline = SOURCE.run([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None)
+    by_pipeline = SOURCE.run_on([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None, crawl=spiders_run.crawl)
     questions, expected = pl.read_parquet(out / "questions.parquet"), pl.read_parquet(
         tmp_path / "pipeline" / "questions.parquet")
     assert questions.height == manifest["counts"]["questions"] == 6

@@ -12,6 +12,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from spiders import run as spiders_run
 from timelyqa.answers import date as date_answer, entity, number, quantity, text
 from timelyqa.files import write_parquet
 from timelyqa.news import gate, pipeline
@@ -182,7 +183,7 @@ def test_the_registry_puts_the_gate_right_before_the_checks_that_verify() -> Non
 
 @pytest.mark.slow
 def test_every_question_the_demo_releases_passes_the_whole_gate(tmp_path: Path) -> None:
-    manifest = SOURCE.demo(tmp_path)
+    manifest = SOURCE.demo(tmp_path, crawl=spiders_run.crawl)
     rows = pl.read_parquet(tmp_path / "questions.parquet").to_dicts()
     assert len(rows) == manifest.counts["questions"] == 9 and manifest.counts[GATE_PASSED] >= 9
     assert [(r["question"], judge(r, RULES)) for r in rows if judge(r, RULES) is not None] == []

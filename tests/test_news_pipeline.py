@@ -26,6 +26,7 @@ from publish.release import build_release
 from spiders.render import browser_path
 from tests.llmserver import ScriptedLLM, Step, reply
 from tests.newsworld import NewsHost
+from spiders import run as spiders_run
 from timelyqa.llm.check import Models, sub_match
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
@@ -146,7 +147,7 @@ class Logged:
 
 def run(out: Path, **kwargs: Any) -> tuple[Manifest, dict[str, list[str]]]:
     logged = Logged()
-    manifest = pipeline.run_archive(PORTAL, OUTLETS, out, serve=logged, **kwargs)
+    manifest = pipeline.run_archive(PORTAL, OUTLETS, out, serve=logged, **kwargs, crawl=spiders_run.crawl)
     return manifest, logged.asked()
 
 

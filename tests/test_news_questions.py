@@ -16,7 +16,8 @@ from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA, event_id
 from timelyqa.news.portal import read_events
 from timelyqa.news.gate import NewsQualityReject
 from timelyqa.news.questions import (CHECKED, FUNNEL, GENERATOR, ArticleCheckReject, TemplateReject, masks,
-                                     news_record, template_questions)
+                                     news_record)
+from timelyqa.news.templates import template_questions
 from timelyqa.quality import GATE_PASSED, QualityReject
 from timelyqa.record import Split, Verification, record_id
 from timelyqa.rewards import Gold, grade

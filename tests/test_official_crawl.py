@@ -21,6 +21,7 @@ from parsel import Selector
 from spiders.render import browser_path
 from tests.officialworld import (GAUGES, OfficialWorld, indicator, next_release, readings, real_today, truth,
                                  written)
+from spiders import run as spiders_run
 from timelyqa.errors import ConfigError
 from timelyqa.official.pages import PageStore, fetch, write_requests
 from timelyqa.official.reasons import Failure
@@ -152,7 +153,8 @@ def crawled(tmp_path_factory: pytest.TempPathFactory) -> dict:
         started = datetime.now(UTC)
         # the operator (this test) names the world's loopback sites; the mirror, which no request names, it does not
         named = [world.gauges.host, world.stats.host, world.harbour.host, world.dead_url.removeprefix("http://")]
-        fetched = fetch(requests, tmp / "crawl", store=tmp / "pages", page_timeout=5, named_private=named)
+        fetched = fetch(requests, tmp / "crawl", store=tmp / "pages", page_timeout=5, named_private=named,
+                        crawl=spiders_run.crawl)
         ended = datetime.now(UTC)
         asked = world.asked()
         bodies = {k: served(urls[k]).content for k in ("caton", "halton", "release", "bulletin")}
@@ -242,7 +244,8 @@ def test_when_every_site_is_down_each_key_fails_site_down_quickly_without_an_exc
                     ("dead", f"{world.dead_url}/latest", "never")]
         began = time.monotonic()
         named = [world.gauges.host, world.stats.host, world.harbour.host, world.dead_url.removeprefix("http://")]
-        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=named)
+        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=named,
+                        crawl=spiders_run.crawl)
         took = time.monotonic() - began
         asked = world.asked()
     assert took < 15, f"an outage is reported in seconds, not minutes ({took:.1f} s)"

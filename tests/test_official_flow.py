@@ -20,6 +20,7 @@ from flows.official import official_flow, official_resolve_flow
 from tests.prefect_server import Background
 from tests.test_deployment import run_deployment, stack  # noqa: F401 - `stack` is a fixture
 from tests.test_flows import artifacts_of, table, task_names
+from spiders import run as spiders_run
 from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.official import health
@@ -74,7 +75,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     state, out = flow_run
     assert state.is_completed(), state.message
     manifest = state.result()
-    by_pipeline = SOURCE.run([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None)
+    by_pipeline = SOURCE.run_on([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None, crawl=spiders_run.crawl)
     questions = rows(out)
     assert questions.equals(rows(tmp_path / "pipeline")), "the flow runs the pipeline's steps"
     assert manifest.counts == by_pipeline.counts and manifest.rejects == by_pipeline.rejects

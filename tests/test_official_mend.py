@@ -17,6 +17,7 @@ import polars as pl
 import pytest
 
 from tests.llmserver import ScriptedLLM, reply
+from spiders import run as spiders_run
 from timelyqa.llm.client import LLM
 from timelyqa.llm.settings import LLMSettings
 from timelyqa.official import health, pipeline
@@ -88,7 +89,8 @@ def broken(tmp_path: Path) -> tuple[Path, Path]:
     recipes.mkdir()
     (recipes / "l1.yaml").write_text(L1)
     (recipes / "l2.yaml").write_text(L2)
-    health.check(load(recipes).recipes, [clock(d) for d in range(11, 17)], state, fetcher=fetcher(state))
+    health.check(load(recipes).recipes, [clock(d) for d in range(11, 17)], state, fetcher=fetcher(state),
+                 crawl=spiders_run.crawl)
     status = health.statuses(health.history(state))
     assert status["lune-peak-yesterday"].broken and status["lune-peak-yesterday"].days_failing == 3
     return recipes, state
@@ -127,7 +129,7 @@ def test_an_accepted_repair_is_used_by_the_next_check_and_its_variant_follows(
     assert by_id["lune-peak-yesterday"].extract.css == "table.readings td.level, div.obs span.obs-value"
     assert by_id["lune-peak-yesterday-l2"].extract == by_id["lune-peak-yesterday"].extract and not catalog.refused
 
-    answers = health.check(catalog.recipes, [clock(16, 10)], state, fetcher=fetcher(state))
+    answers = health.check(catalog.recipes, [clock(16, 10)], state, fetcher=fetcher(state), crawl=spiders_run.crawl)
     assert answers["answer"].to_list() == [f"{max(levels(live_day)):.2f} m"] * 2
     manifest = pipeline.build(catalog.recipes, catalog.refused, state, state.parent / "out")
     rows = pl.read_parquet(state.parent / "out" / "questions.parquet")
@@ -157,12 +159,13 @@ def test_a_site_that_is_down_is_not_sent_to_the_model(tmp_path: Path, model: tup
     recipes.mkdir()
     (recipes / "l1.yaml").write_text(L1)
     loaded = load(recipes).recipes
-    health.check(loaded, [clock(11)], state, fetcher=fetcher(state))
+    health.check(loaded, [clock(11)], state, fetcher=fetcher(state), crawl=spiders_run.crawl)
     now = datetime.now(UTC)
 
     def down(requests: list[tuple[str, str, str]], work: Path) -> dict[str, Fetched]:
         return {k: Fetched(k, u, u, 503, now, None, False, None, "site_down", "http_503") for k, u, _ in requests}
-    health.check(loaded, [clock(11) + timedelta(days=d) for d in (1, 2, 3)], state, fetcher=down)
+    health.check(loaded, [clock(11) + timedelta(days=d) for d in (1, 2, 3)], state, fetcher=down,
+                 crawl=spiders_run.crawl)
     assert health.statuses(health.history(state))["lune-peak-yesterday"].broken
     server, llm = model
     assert mend(loaded, state, llm) == [] and server.calls == 0

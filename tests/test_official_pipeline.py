@@ -24,6 +24,7 @@ import polars as pl
 import pytest
 
 from tests.officialworld import OfficialWorld, gauge_page, indicator, readings, release_page
+from spiders import run as spiders_run
 from timelyqa.official import health, pipeline
 from timelyqa.official.catalog import Catalog, load
 from timelyqa.official.pages import Fetched, PageStore
@@ -185,7 +186,7 @@ def switch(world: OfficialWorld, settings: dict[str, Any]) -> None:
 
 def check(catalog: Catalog, clock: datetime, state: Path, world: OfficialWorld) -> WorldFetcher:
     fetcher = WorldFetcher(world, health.store(state))
-    health.check(catalog.recipes, [clock], state, variables=world.vars, fetcher=fetcher)
+    health.check(catalog.recipes, [clock], state, variables=world.vars, fetcher=fetcher, crawl=spiders_run.crawl)
     return fetcher
 
 
@@ -424,7 +425,8 @@ def test_a_check_through_the_real_crawl_answers_the_truth_and_fails_the_moved_la
     state = tmp_path / "state"
     with OfficialWorld() as world:
         world.stats.layout = "b"
-        answers = health.check(catalog.recipes, [C1, C2], state, variables=world.vars)  # one crawl, two clocks
+        answers = health.check(catalog.recipes, [C1, C2], state, variables=world.vars,
+                               crawl=spiders_run.crawl)  # one crawl, two clocks
         asked = world.asked()
     by_id = {r.id: r for r in catalog.recipes}
     for row in answers.iter_rows(named=True):

@@ -27,6 +27,7 @@ import pytest
 
 from spiders.render import browser_path
 from tests.officialworld import OfficialWorld, high_water, indicator, next_release, readings, real_today, truth
+from spiders import run as spiders_run
 from timelyqa.official.catalog import load
 from timelyqa.official.pages import PageStore
 from timelyqa.official.resolve import resolve, write_answers
@@ -245,7 +246,7 @@ def resolved(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         clocks = [MONDAY, LATE, SUNDAY, now]
         started = time.monotonic()
         answers = resolve(catalog.recipes, clocks, tmp / "work", store=PageStore(tmp / "pages"),
-                          variables=world.vars)
+                          variables=world.vars, crawl=spiders_run.crawl)
         took = time.monotonic() - started
         path = write_answers(answers, tmp / "out")
         asked = world.asked()
@@ -401,7 +402,7 @@ def test_each_breakage_fails_with_its_reason_and_no_answer(tmp_path: Path) -> No
         world.mirror.down = True  # 503 for every page but robots.txt
         started = time.monotonic()
         answers = resolve(catalog.recipes, [MONDAY], tmp_path / "work", store=PageStore(tmp_path / "pages"),
-                          variables={**world.vars, "office": world.mirror.url})
+                          variables={**world.vars, "office": world.mirror.url}, crawl=spiders_run.crawl)
         took = time.monotonic() - started
         asked = world.asked()
     assert took < 60, f"an outage is reported in seconds ({took:.1f} s)"
@@ -433,7 +434,7 @@ def test_a_whole_world_down_fails_site_down_for_every_recipe(tmp_path: Path) -> 
     with OfficialWorld() as world:
         world.down = True
         answers = resolve(catalog.recipes, [MONDAY], tmp_path / "work", store=PageStore(tmp_path / "pages"),
-                          variables=world.vars)
+                          variables=world.vars, crawl=spiders_run.crawl)
     assert {a.recipe.id: (a.reason, a.detail.rsplit(": ", 1)[1], a.value) for a in answers} == {
         "kirkby-low-today": ("site_down", "http_503", None), "cpi-workday": ("site_down", "http_503", None)}
 
@@ -442,7 +443,7 @@ def test_a_page_that_shows_only_the_present_is_never_asked_at_a_clock_days_away(
     catalog = load(write_recipes(tmp_path / "recipes", ["cpi-latest"]))
     with OfficialWorld() as world:
         [answer] = resolve(catalog.recipes, [MONDAY], tmp_path / "work", store=PageStore(tmp_path / "pages"),
-                           variables=world.vars)
+                           variables=world.vars, crawl=spiders_run.crawl)
         asked = world.asked()
     assert (answer.reason, answer.value, answer.evidence) == ("not_live_clock", None, [])
     assert asked == {"gauges": [], "stats": [], "harbour": [], "mirror": []}, "no crawl at all"

@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from spiders import run as spiders_run
 from timelyqa.official import health, pipeline
 from timelyqa.official.bundle import Bundle
 from timelyqa.official.catalog import Catalog, load
@@ -74,7 +75,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Catalog, pl.DataFram
     catalog = load(DEMO / bundle.recipes)
     state = root / "state"
     fetcher = SiteFiles(DEMO / bundle.site, bundle.vars["site"], health.store(state))
-    health.check(catalog.recipes, bundle.at(), state, variables=bundle.vars, fetcher=fetcher)
+    health.check(catalog.recipes, bundle.at(), state, variables=bundle.vars, fetcher=fetcher, crawl=spiders_run.crawl)
     pipeline.build(catalog.recipes, catalog.refused, state, root / "out")
     return catalog, pl.read_parquet(root / "out" / "questions.parquet"), state
 
@@ -206,7 +207,7 @@ def test_live_resolve_writes_the_typed_value_of_each_answer(demo: tuple[Catalog,
     clock = bundle.at()[-1]
     store = PageStore(tmp_path / "pages")
     answers = resolve(catalog.recipes, [clock], tmp_path / "work", store=store, variables=bundle.vars,
-                      fetcher=SiteFiles(DEMO / bundle.site, bundle.vars["site"], store))
+                      fetcher=SiteFiles(DEMO / bundle.site, bundle.vars["site"], store), crawl=spiders_run.crawl)
     frame = pl.read_parquet(write_answers(answers, tmp_path))
     assert (tmp_path / ANSWERS).is_file()
     same_clock = {r["recipe_id"]: r for r in rows.filter(pl.col("kind") == "snapshot", pl.col("as_of") == clock)
@@ -308,7 +309,7 @@ def test_the_demo_through_the_real_crawl_types_the_rendered_count(tmp_path: Path
     bundle = Bundle.load(DEMO / "bundle.yaml")
     with LocalSite(DEMO / bundle.site) as site:  # a free port: the demo's own may be serving elsewhere
         pipeline.run(DEMO / bundle.recipes, tmp_path / "state", tmp_path / "out", clocks=bundle.at(),
-                     variables={"site": f"http://127.0.0.1:{site.port}"})
+                     variables={"site": f"http://127.0.0.1:{site.port}"}, crawl=spiders_run.crawl)
     rows = pl.read_parquet(tmp_path / "out" / "questions.parquet")
     late = snapshots(rows, "port-alder-late-yesterday")
     assert len(late) == 7

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from spiders import run as spiders_run
 from timelyqa.official import workflow
 from timelyqa.official.catalog import load
 from timelyqa.official.pages import PageStore
@@ -74,7 +75,7 @@ def ran(monkeypatch: pytest.MonkeyPatch) -> list[workflow.Ran]:
 def run(folder: Path, tmp: Path, *, allow: bool, timeout: float | None = None) -> Answer:
     catalog = load(folder, allow_workflows=allow)
     [answer] = resolve(catalog.recipes, [LATE], tmp / "work", store=PageStore(tmp / "pages"),
-                       workflows=catalog.workflows, workflow_timeout=timeout)
+                       workflows=catalog.workflows, workflow_timeout=timeout, crawl=spiders_run.crawl)
     return answer
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from spiders.run import command
 from spiders.run import crawl as run_crawl
+from spiders import run as spiders_run
 from timelyqa.errors import SourceContractError
 from tests.robots_server import PAGES, RobotsAnswer, RobotsSite, gzip_bomb, padded
 
@@ -119,7 +120,8 @@ def test_an_official_page_behind_a_failing_robots_txt_is_a_row_with_its_reason(t
         hosts = [s.url.removeprefix("http://") for s in (closed, mute, open_)]
         requests = [("closed", closed.url + "/a", "never"), ("mute", mute.url + "/a", "never"),
                     ("open", open_.url + "/a", "never")]
-        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=hosts)
+        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=hosts,
+                        crawl=spiders_run.crawl)
     assert closed.pages_asked == set() and mute.pages_asked == set() and open_.pages_asked == {"/a"}
     assert (fetched["closed"].failure, fetched["closed"].detail) == (
         Failure.ROBOTS_DISALLOWED, f"robots.txt of {hosts[0]} forbids it")
@@ -140,7 +142,8 @@ def test_every_page_waiting_for_its_hosts_robots_txt_is_held_to_it(tmp_path: Pat
         host = site.url.removeprefix("http://")
         requests = [(f"private{n}", f"{site.url}/private/c?n={n}", "never") for n in range(6)]
         requests.append(("open", site.url + "/a", "never"))
-        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=[host])
+        fetched = fetch(requests, tmp_path / "crawl", store=tmp_path / "pages", page_timeout=5, named_private=[host],
+                        crawl=spiders_run.crawl)
     assert site.pages_asked == {"/a"}, "no page robots.txt disallows is asked, however many waited for it"
     for n in range(6):
         assert (fetched[f"private{n}"].failure, fetched[f"private{n}"].detail) == (

@@ -15,6 +15,7 @@ import yaml
 from publish.card import render_card
 from publish.release import build_release, load_run
 from tests import toy_source
+from spiders import run as spiders_run
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.names import is_versioned
@@ -87,7 +88,7 @@ def test_every_reject_reason_is_snake_case_unique_and_explained_in_the_card() ->
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in CRAWLED else n for n in REGISTERED])
 def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tmp_path: Path) -> None:
     spec = sources()[name]
-    manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / name, None)
+    manifest = spec.run_on([ROOT / p for p in spec.fixtures], tmp_path / name, None, crawl=spiders_run.crawl)
     assert Manifest.read(tmp_path / name) == manifest
     questions = pl.read_parquet(tmp_path / name / "questions.parquet")
     rejected = pl.read_parquet(tmp_path / name / "rejected.parquet")
@@ -110,11 +111,11 @@ def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tm
 def test_a_new_source_needs_one_module_and_one_registry_entry(toy: SourceSpec, tmp_path: Path) -> None:
     import datasets
 
-    manifest = toy.demo(tmp_path / "toy")
+    manifest = toy.demo(tmp_path / "toy", crawl=spiders_run.crawl)
     assert manifest.counts == {"lines": 6, "questions": 4}
     assert manifest.rejects == {"not_json": 1, "no_mayor": 1}
     wikidata = sources()["wikidata"]
-    wikidata.run([ROOT / p for p in wikidata.fixtures], tmp_path / "wikidata", None)
+    wikidata.run_on([ROOT / p for p in wikidata.fixtures], tmp_path / "wikidata", None, crawl=spiders_run.crawl)
     release = build_release([tmp_path / "toy", tmp_path / "wikidata"], tmp_path / "release",
                             created=datetime(2026, 6, 2, tzinfo=UTC))
     assert set(release["configs"]) == {"default", "toy", "wikidata"}
@@ -133,20 +134,20 @@ def test_a_new_source_needs_one_module_and_one_registry_entry(toy: SourceSpec, t
 def test_a_run_killed_while_finishing_leaves_no_folder_that_looks_complete(toy: SourceSpec, tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "toy"
-    toy.demo(out)
+    toy.demo(out, crawl=spiders_run.crawl)
     before = (out / "questions.parquet").read_bytes()
 
     def killed(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt  # stands for the process dying between two files
     monkeypatch.setattr("timelyqa.stages.sha256_file", killed)
     with pytest.raises(KeyboardInterrupt):
-        toy.demo(out)
+        toy.demo(out, crawl=spiders_run.crawl)
     assert not (out / "manifest.json").exists(), "the old manifest would vouch for new files"
     assert not list(out.glob(".*partial*")), "no temporary file is left behind"
     with pytest.raises(ConfigError, match="no manifest.json"):
         load_run(out)
     monkeypatch.undo()
-    toy.demo(out)
+    toy.demo(out, crawl=spiders_run.crawl)
     assert (out / "questions.parquet").read_bytes() == before, "a re-run writes the same bytes"
 
 
@@ -165,7 +166,7 @@ def test_rows_kept_as_a_frame_without_an_answer_type_are_refused(toy: SourceSpec
     """A source that keeps polars frames skips the record model's check: the writer makes it anyway."""
     from timelyqa.stages import StageWriter
 
-    toy.demo(tmp_path / "toy")
+    toy.demo(tmp_path / "toy", crawl=spiders_run.crawl)
     rows = pl.read_parquet(tmp_path / "toy" / "questions.parquet")
     ledger = StageWriter(toy, tmp_path / "again")
     ledger.keep_frame(rows.with_columns(pl.when(pl.col("id") == rows["id"][0]).then(None)
@@ -196,7 +197,7 @@ def test_registering_a_taken_name_or_a_reason_twice_is_refused(toy: SourceSpec) 
 def test_the_card_says_what_the_quality_gate_let_through_and_sent_back(tmp_path: Path) -> None:
     """Per source, in the funnel section: the candidates that passed the gate, and those it sent back by reason."""
     spec = sources()["official_site"]
-    manifest = spec.run([ROOT / p for p in spec.fixtures], tmp_path / "official", None)
+    manifest = spec.run_on([ROOT / p for p in spec.fixtures], tmp_path / "official", None, crawl=spiders_run.crawl)
     build_release([tmp_path / "official"], tmp_path / "release", created=datetime(2026, 11, 20, tzinfo=UTC))
     card = (tmp_path / "release" / "README.md").read_text(encoding="utf-8")
     gated = {r: n for r, n in manifest.rejects.items() if spec.reason_stage[r] == "quality"}

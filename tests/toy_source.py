@@ -14,6 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Input, Manifest
 from timelyqa.reasons import Reason
 from timelyqa.record import QARecord, Verification, record_id
@@ -32,7 +33,7 @@ class LineReject(Reason):
     NO_MAYOR = "no_mayor", "the line names no mayor"
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
+def run(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
     (facts,) = inputs
     ledger = StageWriter("toy", out)
     for n, line in enumerate(facts.read_text(encoding="utf-8").splitlines(), start=1):
@@ -63,7 +64,7 @@ SOURCE = SourceSpec(
     card=Card("mayors of toy cities", ("## Toy: mayors", "", "Each `toy` row asks who a city's mayor is.", "")),
     stages=(Stage("read", ("lines",), (LineReject,)),),
     deployment=Deployment("toy-daily", "flows.toy:toy_flow", "0 1 * * *"),
-    run=run,
+    run="tests.toy_source:run",
     demo_inputs=("tests/fixtures/toy/facts.jsonl",),
     fixtures=("tests/fixtures/toy/facts.jsonl",),
 )

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.errors import ConfigError
 from timelyqa.export import PROMPT_VERSION, prompt_messages, read_split
 from timelyqa.files import write_parquet
@@ -421,10 +422,10 @@ Resolver = Callable[[Sequence[Any], datetime, Path], Sequence[Any]]
 """(recipes, clock, work folder) -> one `timelyqa.official.resolve.Answer` per recipe."""
 
 
-def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, resolver: Resolver | None = None,
-                 variables: Mapping[str, str] | None = None, allow_hosts: Sequence[str] = ()) -> list[Asked]:
-    """The live rows (no fixed answer, a recipe in the row) answered at `clock` by their recipes, through the crawling
-    layer, and asked with that clock; a row whose recipe fails stays unscorable with the recipe's reason. The recipes
+def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, crawl: Crawl,
+                 resolver: Resolver | None = None, variables: Mapping[str, str] | None = None, allow_hosts: Sequence[str] = ()) -> list[Asked]:
+    """The live rows (no fixed answer, a recipe in the row) answered at `clock` by their recipes, through `crawl`
+    (the crawler's port; `resolver`, when given, answers instead), and asked with that clock; a row whose recipe fails stays unscorable with the recipe's reason. The recipes
     are a release's, third-party data: they run no code, and reach public addresses only, each its own host, unless
     the operator names a host (`variables`, `allow_hosts`: timelyqa.official.resolve's trust by origin)."""
     from timelyqa.official.recipe import RecipeError, parse_recipe  # noqa: PLC0415
@@ -441,7 +442,7 @@ def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, resolve
     if not live:
         return out
     recipes = list({r.id: r for r in live.values()}.values())
-    answers = {a.recipe.id: a for a in (resolver or _resolver(variables or {}, allow_hosts))(recipes, clock, work)}
+    answers = {a.recipe.id: a for a in (resolver or _resolver(crawl, variables or {}, allow_hosts))(recipes, clock, work)}
     for index, recipe in live.items():
         item, answer = out[index], answers.get(recipe.id)
         if answer is None or answer.value is None:
@@ -460,15 +461,15 @@ def resolve_live(asked: Sequence[Asked], clock: datetime, work: Path, *, resolve
     return out
 
 
-def _resolver(variables: Mapping[str, str], allow_hosts: Sequence[str]) -> Resolver:
-    """The crawling layer's resolver, with the operator's variables (`--var`: a recipe's `{site}` and the like) and
+def _resolver(crawl: Crawl, variables: Mapping[str, str], allow_hosts: Sequence[str]) -> Resolver:
+    """The recipes' resolver through `crawl`, with the operator's variables (`--var`: a recipe's `{site}` and the like) and
     the hosts the operator allows (`--allow-host`)."""
     def resolve_all(recipes: Sequence[Any], clock: datetime, work: Path) -> Sequence[Any]:
         from timelyqa.official.pages import PageStore  # noqa: PLC0415
         from timelyqa.official.resolve import resolve  # noqa: PLC0415
 
-        return resolve(recipes, [clock], work / "crawl", store=PageStore(work / "pages"), variables=variables,
-                       allow_hosts=allow_hosts)
+        return resolve(recipes, [clock], work / "crawl", crawl=crawl, store=PageStore(work / "pages"),
+                       variables=variables, allow_hosts=allow_hosts)
     return resolve_all
 
 
@@ -496,12 +497,13 @@ class Evaluation:
                 + (f"; {others}" if others else "") + f"; report in {self.report_path}")
 
 
-def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: Any = None,
+def evaluate(release: Path, out: Path, *, crawl: Crawl, predictions: Path | None = None, llm: Any = None,
              configs: Sequence[str] | None = None, split: str = "test", after: date | None = None,
              at: str | None = None, now: datetime | None = None, release_name: str | None = None,
              revision: str | None = None, resolver: Resolver | None = None, judge_llm: Any = None,
              variables: Mapping[str, str] | None = None, allow_hosts: Sequence[str] = ()) -> Evaluation:
-    """Score `split` of `release` (a folder) with a file of predictions or a model (an `LLM`), into `out`.
+    """Score `split` of `release` (a folder) with a file of predictions or a model (an `LLM`), into `out`; live
+    rows are resolved through `crawl` (the crawler's port) at the evaluation clock.
 
     Every setting is checked before any row is asked: the release and its configs, the predictions file, the clock."""
     if (predictions is None) == (llm is None):
@@ -509,8 +511,8 @@ def evaluate(release: Path, out: Path, *, predictions: Path | None = None, llm: 
     release = Path(release)
     clock = _parse_clock(at, now or datetime.now().astimezone())
     asked, wanted = asked_split(release, configs, split)
-    asked = resolve_live(asked, clock, Path(out) / "live", resolver=resolver, variables=variables,
-                          allow_hosts=allow_hosts)
+    asked = resolve_live(asked, clock, Path(out) / "live", crawl=crawl, resolver=resolver, variables=variables,
+                         allow_hosts=allow_hosts)
     if predictions is not None:
         found = read_predictions(predictions, (a.row["id"] for a in asked))
         answers: dict[str, str | None] = dict(found.answers)

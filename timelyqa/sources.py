@@ -1,13 +1,16 @@
 """The source registry: one entry per source says everything the shared code needs to know of it.
 
-A source is one package plus one entry here. The split, the release and its card, the flows, the CLI
-and the test of `prefect.yaml` read the entry; nothing else is edited to add a source.
+A source is one package plus one entry: its `SOURCE`, named in the entry-point group `timelyqa.sources` of the
+package's metadata (`[project.entry-points."timelyqa.sources"]`). The split, the release and its card, the flows,
+the CLI and the test of `prefect.yaml` read the entry; nothing else is edited to add a source. An entry is a pure
+description: it names the function that runs the source (`run`, "module:function"), imported only when it runs.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from importlib.metadata import EntryPoint, entry_points
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -20,11 +23,13 @@ from timelyqa.reasons import Reason
 from timelyqa.record import QARecord, polars_schema
 
 if TYPE_CHECKING:
+    from timelyqa.crawling import Crawl
     from timelyqa.manifest import Manifest
 
-BUILTIN = ("timelyqa.wikidata.source", "timelyqa.wikipedia.source", "timelyqa.site_tree.source",
-           "timelyqa.news.source", "timelyqa.official.source")
-"""The modules whose `SOURCE` is registered on first use, in the order sources run in the demo."""
+GROUP = "timelyqa.sources"
+"""The entry-point group sources are discovered from: `name = "package.module:SOURCE"`."""
+BUILTIN = ("wikidata", "wikipedia", "site_tree", "news", "official_site")
+"""The sources this project ships, in the order they run in the demo; any other comes after them, by name."""
 QUESTIONS = "questions"
 """The funnel's last line in every source: the rows written to questions.parquet."""
 Progress = Callable[[str, int, int], None]
@@ -79,8 +84,10 @@ class SourceSpec:
     card: Card
     stages: tuple[Stage, ...]
     deployment: Deployment
-    run: Callable[[Sequence[Path], Path, Progress | None], Manifest]
-    """Run the source with its default settings on inputs like `demo_inputs` into a folder."""
+    run: str
+    """Where the function is (`"module:function"`) that runs the source with its default settings on inputs like
+    `demo_inputs` into a folder: `(inputs, out, progress, crawl) -> Manifest`, `crawl` the crawler's port
+    (timelyqa.crawling.Crawl), which a source that crawls nothing leaves alone. Imported when it runs."""
     demo_inputs: tuple[str, ...]
     """The bundled inputs `make demo` runs it on, relative to the repository root."""
     fixtures: tuple[str, ...]
@@ -95,8 +102,27 @@ class SourceSpec:
     sites: test holds the live questions with their recipes, train and validation the resolved snapshots). A row with
     no fixed answer (`answer` empty) is released in its source's config only, beside what answers it."""
 
-    def demo(self, out: Path, progress: Progress | None = None) -> Manifest:
-        return self.run([ROOT / path for path in self.demo_inputs], out, progress)
+    @property
+    def runner(self) -> Callable[[Sequence[Path], Path, Progress | None, Crawl], Manifest]:
+        """The function `run` names, imported; ConfigError naming the entry when it is not there."""
+        module, _, name = self.run.partition(":")
+        try:
+            found = getattr(importlib.import_module(module), name) if name else None
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"source {self.name!r}: run = {self.run!r} does not load "
+                              f"({type(exc).__name__}: {exc})") from None
+        if not callable(found):
+            raise ConfigError(f"source {self.name!r}: run = {self.run!r} names no function (\"module:function\")")
+        return found  # type: ignore[no-any-return]
+
+    def run_on(self, inputs: Sequence[Path], out: Path, progress: Progress | None = None, *, crawl: Crawl
+               ) -> Manifest:
+        """The source with its default settings on `inputs` into `out`, crawling (if it does) through `crawl`."""
+        return self.runner(inputs, out, progress, crawl)
+
+    def demo(self, out: Path, progress: Progress | None = None, *, crawl: Crawl) -> Manifest:
+        """The source on its bundled inputs into `out`; a crawled source crawls through `crawl` (the crawler's)."""
+        return self.run_on([ROOT / path for path in self.demo_inputs], out, progress, crawl=crawl)
 
     @cached_property
     def schema(self) -> pl.Schema:
@@ -139,13 +165,39 @@ def unregister(name: str) -> None:
 
 
 def sources() -> dict[str, SourceSpec]:
-    """Every registered source by name, the built-in ones first."""
+    """Every registered source by name: the built-in ones in the demo's order, then the others by name. The
+    entry-point group is read on first use; a broken entry point is a ConfigError naming it."""
     global _loaded
     if not _loaded:
-        for module in BUILTIN:
-            register(importlib.import_module(module).SOURCE)
+        for spec in discover(entry_points(group=GROUP)):
+            register(spec)
         _loaded = True
-    return dict(_registered)
+    order = {name: n for n, name in enumerate(BUILTIN)}
+    return dict(sorted(_registered.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0])))
+
+
+def discover(found: Sequence[EntryPoint]) -> list[SourceSpec]:
+    """The SourceSpec of each entry point; ConfigError on the first that does not load one, or when a built-in
+    source has none (the installed metadata predates the group: reinstall the project)."""
+    specs = []
+    for point in found:
+        try:
+            spec = point.load()
+        except Exception as exc:  # noqa: BLE001 - any failure to import a plug-in is that entry point's fault
+            raise ConfigError(f"entry point {point.name} = {point.value!r} ({GROUP}) does not load: "
+                              f"{type(exc).__name__}: {exc}") from None
+        if not isinstance(spec, SourceSpec):
+            raise ConfigError(f"entry point {point.name} = {point.value!r} ({GROUP}) is a {type(spec).__name__}, "
+                              "not a SourceSpec")
+        if spec.name != point.name:
+            raise ConfigError(f"entry point {point.name} = {point.value!r} ({GROUP}) holds source {spec.name!r}: "
+                              "name the entry point after its source")
+        specs.append(spec)
+    missing = [name for name in BUILTIN if name not in {s.name for s in specs}]
+    if missing:
+        raise ConfigError(f"no {GROUP} entry point for {', '.join(missing)}: the installed metadata predates them; "
+                          "reinstall the project (uv pip install -e .)")
+    return specs
 
 
 def get(name: str) -> SourceSpec:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, ExitStack
 from datetime import date, datetime
 from xml.etree import ElementTree
@@ -29,6 +29,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from timelyqa import clock
+from timelyqa.crawling import Crawl
 from timelyqa.errors import ConfigError
 from timelyqa.files import open_compressed, sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
@@ -41,8 +42,9 @@ from timelyqa.news.llm import NewsLLMWriter, llm_news_writer, pairs
 from timelyqa.news.llm import written as llm_written
 from timelyqa.news.outlets import Outlets, crawl_args
 from timelyqa.news.outlets import plan_links as plan
-from timelyqa.news.questions import template_questions
+from timelyqa.news.templates import template_questions
 from timelyqa.news.source import ARCHIVE_PORT, SOURCE
+from timelyqa.sources import Progress
 from timelyqa.stages import LEDGER, StageWriter
 
 CRAWL = "crawl"
@@ -175,12 +177,10 @@ def start(out: Path) -> None:
     shutil.rmtree(Path(out) / "work" / LEDGER, ignore_errors=True)
 
 
-def crawl_articles(out: Path, outlets: Path, settings: Settings, *, archive_base: str | None = None,
+def crawl_articles(out: Path, outlets: Path, settings: Settings, *, crawl: Crawl, archive_base: str | None = None,
                    tuned: dict[str, Any] | None = None) -> Path:
-    """The links fetched by the news spider, in a process of its own -> out/crawl; with no link to fetch, an empty
-    crawl is written without starting one."""
-    from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in its own process; no Scrapy here
-
+    """The links fetched by the news spider through `crawl` (the crawler's port) -> out/crawl; with no link to
+    fetch, an empty crawl is written without starting one."""
     links, target = Path(out) / LINKS, Path(out) / CRAWL
     args = crawl_args(links, Path(outlets), archive=settings.archive, archive_base=archive_base)
     if pl.read_parquet(links).height == 0:
@@ -192,10 +192,11 @@ def crawl_articles(out: Path, outlets: Path, settings: Settings, *, archive_base
     return target
 
 
-def run(source: Any, outlets: Path, settings: Settings, out: Path, *, writer: NewsLLMWriter | None = None,
-        archive_base: str | None = None, tuned: dict[str, Any] | None = None) -> Manifest:
+def run(source: Any, outlets: Path, settings: Settings, out: Path, *, crawl: Crawl,
+        writer: NewsLLMWriter | None = None, archive_base: str | None = None, tuned: dict[str, Any] | None = None
+        ) -> Manifest:
     """Every step in turn, as `timelyqa news` runs them: `source` is what `timelyqa.wikipedia.options.source_of`
-    gives (the MediaWiki API or an export), `outlets` the allow-list; the LLM writer when `writer` is given or
+    gives (the MediaWiki API or an export), `outlets` the allow-list, `crawl` the crawler; the LLM writer when `writer` is given or
     `settings.generator` is `llm` (its models then named by `TIMELYQA_LLM_*` and `TIMELYQA_CHECK_LLM_*`)."""
     out = Path(out)
     Outlets.load(outlets)  # a bad allow-list stops the run before any request
@@ -204,7 +205,7 @@ def run(source: Any, outlets: Path, settings: Settings, out: Path, *, writer: Ne
     start(out)
     read_events(source, settings, out)
     plan_links(out, Outlets.load(outlets))
-    take_articles(out, crawl_articles(out, outlets, settings, archive_base=archive_base, tuned=tuned))
+    take_articles(out, crawl_articles(out, outlets, settings, crawl=crawl, archive_base=archive_base, tuned=tuned))
     if writer is None:
         return write_questions(out, settings)
     checked = llm_check(llm_write(out, writer), out, writer)
@@ -265,7 +266,7 @@ def archive_days(export: Path) -> tuple[date, date]:
     return min(days), max(days)
 
 
-def run_archive(export: Path, outlets: Path, out: Path, *, generator: str = "template",
+def run_archive(export: Path, outlets: Path, out: Path, *, crawl: Crawl, generator: str = "template",
                 writer: NewsLLMWriter | None = None, serve: Serve | None = None) -> Manifest:
     """A bundled archive (the demo's, the tests'): the portal's day pages from `export`, and beside the allow-list
     `outlets`, a folder `outlets/<host>/` of each outlet's pages, served on its loopback host at `ARCHIVE_PORT` for
@@ -276,7 +277,7 @@ def run_archive(export: Path, outlets: Path, out: Path, *, generator: str = "tem
     with ExitStack() as stack:
         for folder in archive_hosts(outlets):
             stack.enter_context((serve or _local_site)(folder, folder.name, ARCHIVE_PORT))
-        return run(Path(export), Path(outlets), settings, out, writer=writer, tuned=LOCAL_PACE)
+        return run(Path(export), Path(outlets), settings, out, crawl=crawl, writer=writer, tuned=LOCAL_PACE)
 
 
 Serve = Callable[[Path, str, int], AbstractContextManager[Any]]
@@ -301,3 +302,10 @@ def _local_site(folder: Path, host: str, port: int) -> AbstractContextManager[An
 LOCAL_PACE = {"AUTOTHROTTLE_START_DELAY": 0.0, "DOWNLOAD_DELAY": 0.0}
 """A bundled archive on this machine is crawled without waiting between requests."""
 _DAY = re.compile(r"^Portal:Current events/(\d{4} [A-Z][a-z]+ \d{1,2})$")
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): a bundled archive, its portal export read, its outlets served on their
+    loopback hosts, crawled through `crawl`, asked about."""
+    portal, outlets = (Path(p) for p in inputs)
+    return run_archive(portal, outlets, out, crawl=crawl)

@@ -25,7 +25,8 @@ euros"), a quantity in that currency, asked "how much money" with the unit and s
 club-record fee of how much money, in millions of euros?"; a version or a duration text.
 
 Every candidate of an event passes the duplicate check and the gate; the ones that pass are tried tier 0 first, each
-tier in a seeded stable order, and the first whose answer an article states is the event's question.
+tier in a seeded stable order, and the first whose answer an article states is the event's question: that run over
+the events is `timelyqa.news.templates`, which takes the article's facts (`timelyqa.news.facts`) before these spans.
 """
 
 from __future__ import annotations
@@ -40,17 +41,11 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from timelyqa.answers import NotTyped, Typed, date as date_answer, entity, number, quantity, text, unit_phrase
-from timelyqa.errors import SourceContractError
-from timelyqa.llm.check import normalize, sub_match
-from timelyqa.news.frames import ARTICLE_SCHEMA, EVENT_SCHEMA
-from timelyqa.news import facts
-from timelyqa.news.gate import RULES, gate_row, masked_context
+from timelyqa.news.gate import masked_context
 from timelyqa.news.wh import measure_spans, name_wh
 from timelyqa.news.record import STABILITY, NewsRecord
-from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.reasons import Reason
 from timelyqa.record import Evidence, Split, Verification, record_id
-from timelyqa.site_tree.tree import seeded_key
 from timelyqa.stages import Dropped
 
 GENERATOR = "news_template_v4"
@@ -299,85 +294,12 @@ def _wh(s: str, start: int, end: int, wh: str, day: date, unit: str = "") -> str
     return f"On {day_words(day)}: {body[:1].upper()}{body[1:]}?"
 
 
-def template_questions(events: pl.DataFrame, articles: pl.DataFrame, *, seed: int = 0) -> Written:
-    """One question an event, from a span of its summary that one of its articles states; every drop with a reason."""
-    for frame, schema, name in ((events, EVENT_SCHEMA, "events"), (articles, ARTICLE_SCHEMA, "articles")):
-        if missing := [c for c in schema if c not in frame.columns]:
-            raise SourceContractError(f"the {name} lack the columns {', '.join(missing)}")
-    by_event = article_groups(articles)
-    out = Written([], [], Counter())
-    seen: set[str] = set()
-    for event in events.sort("date", "event_id").to_dicts():
-        out.counts["events_read"] += 1
-        kept = by_event.get(event["event_id"], [])
-        if not kept:
-            out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_ARTICLE, f"{event['event_id']}: "
-                                        f"no article kept of {len(event['urls'] or [])} cited link(s)"))
-            continue
-        out.counts["events_with_articles"] += 1
-        _event(event, kept, out, seen, seed=seed)
-    return out
-
-
 def article_groups(articles: pl.DataFrame) -> dict[str, list[dict[str, Any]]]:
     """Each event's articles, by URL (a stable order, whatever order the crawl wrote them in)."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in articles.sort("event_id", "url").to_dicts():
         groups.setdefault(row["event_id"], []).append(row)
     return groups
-
-
-def _event(event: dict[str, Any], kept: list[dict[str, Any]], out: Written, seen: set[str], *, seed: int) -> None:
-    """The event's candidates through the duplicate check and the gate, then tried in order (the article's facts
-    first, then tier, then seeded) against its articles: the first whose answer an article states is the event's
-    question. A span of the summary passes the gate only when no fact of the article did (`summary_answers`)."""
-    day: date = event["date"]
-    texts = [a["text"] for a in kept if a["text"]]
-    told = facts.article_masks(event, texts)
-    found = masks(event["summary"], day, texts)
-    out.counts["candidates"] += len(told) + len(found)
-    if not told and not found:
-        out.rejected.append(Dropped(_event_item(event), TemplateReject.NO_MASKABLE_SPAN,
-                                    f"{event['event_id']}: {event['summary']}"))
-        return
-    gate = Gate(RULES)
-    gated: list[tuple[int, Masked]] = []
-    for rank, batch in enumerate((told, found)):
-        stated = [m.answer for _, m in gated]  # the article's facts that passed: a summary span is no question then
-        for m in batch:
-            item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
-            row = gate_row(event, m.question, m.answer_fields(), articles=kept, facts=stated)
-            if normalize(m.question) in seen:
-                out.rejected.append(Dropped(item, TemplateReject.DUPLICATE_QUESTION, f"asked before: {m.question}"))
-            elif (sent_back := gate.check(row)) is None:
-                gated.append((rank, m))
-            else:
-                out.rejected.append(Dropped(item, sent_back.reason, sent_back.detail))
-    out.counts[GATE_PASSED] += gate.passed
-    order = [m for _, m in sorted(gated, key=lambda g: (g[0], g[1].tier,
-                                                         seeded_key(seed, event["event_id"], g[1].question)))]
-    for tried, m in enumerate(order, 1):
-        out.counts["candidates_tried"] += 1
-        stating = [a for a in kept if a["text"] and sub_match(a["text"], m.answer)]
-        if not stating:
-            item = {**_event_item(event), "question": m.question, "answer": m.answer, "level": m.level}
-            out.rejected.append(Dropped(item, ArticleCheckReject.ANSWER_NOT_IN_ARTICLE,
-                                        f"{m.answer!r} in none of the {len(kept)} article(s): {m.question}"))
-            continue
-        seen.add(normalize(m.question))
-        out.counts["candidates_not_tried"] += len(order) - tried
-        article = stating[0]
-        verification = Verification(method="article-match", query=m.answer, endpoint=article["url"],
-                                    result_count=len(stating), passed=True)
-        out.records.append(news_record(event, article, question=m.question, answer=m.answer_fields(),
-                                       level=m.level, generator=GENERATOR, verification=verification,
-                                       stability=STABLE))
-        out.counts[ANSWERED] += 1
-        return
-
-
-def _event_item(event: Mapping[str, Any]) -> dict[str, Any]:
-    return {"event_id": event["event_id"], "date": str(event["date"]), "summary": event["summary"]}
 
 
 def news_record(event: Mapping[str, Any], article: Mapping[str, Any], *, question: str, answer: Typed, level: str,

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import polars as pl
 
-from timelyqa.manifest import Manifest
 from timelyqa.news import questions
 from timelyqa.news.articles import ArticleReject
 from timelyqa.news.gate import NewsQualityReject
@@ -16,7 +12,7 @@ from timelyqa.news.portal import PortalReject
 from timelyqa.news.questions import ArticleCheckReject, TemplateReject
 from timelyqa.news.record import NewsRecord
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
-from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 from timelyqa.wikipedia.dump import ReadReject
 
 DEMO = ("data/demo/news/portal.xml", "data/demo/news/outlets.yaml")
@@ -46,14 +42,6 @@ SECTION = (
 )
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
-    """A bundled archive: its portal export read, its outlets served on their loopback hosts, crawled, asked about."""
-    from timelyqa.news import pipeline  # noqa: PLC0415 - the pipeline imports this entry
-
-    portal, outlets = (Path(p) for p in inputs)
-    return pipeline.run_archive(portal, outlets, out)
-
-
 SOURCE = SourceSpec(
     name="news",
     record=NewsRecord,
@@ -77,7 +65,7 @@ SOURCE = SourceSpec(
     ),
     deployment=Deployment("news-daily", "flows.news:news_flow", "0 6 * * *"),
     refresh_to_train=True,  # LiveNewsBench 2.3: each refresh moves the previous validation and test into train
-    run=run,
+    run="timelyqa.news.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/news/world/portal.xml", "tests/fixtures/news/world/outlets.yaml"),
 )

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.files import write_parquet
 from timelyqa.official.pages import PageStore
 from timelyqa.official.recipe import Recipe
@@ -34,13 +35,13 @@ def store(state: Path) -> PageStore:
     return PageStore(Path(state) / "pages")
 
 
-def check(recipes: Sequence[Recipe], clocks: Sequence[datetime], state: Path, *,
+def check(recipes: Sequence[Recipe], clocks: Sequence[datetime], state: Path, *, crawl: Crawl,
           variables: Mapping[str, str] | None = None, now: datetime | None = None,
           fetcher: Fetcher | None = None, allow_hosts: Iterable[str] = ()) -> pl.DataFrame:
-    """Resolve every recipe at each clock (one crawl), and add each clock's answers to the history. `allow_hosts`:
-    hosts the operator names, which may be private (resolve's trust by origin)."""
-    answers = answers_frame(resolve(recipes, clocks, Path(state) / "work", store=store(state), variables=variables,
-                                    now=now, fetcher=fetcher, allow_hosts=allow_hosts))
+    """Resolve every recipe at each clock (one crawl, through `crawl`), and add each clock's answers to the history.
+    `allow_hosts`: hosts the operator names, which may be private (resolve's trust by origin)."""
+    answers = answers_frame(resolve(recipes, clocks, Path(state) / "work", crawl=crawl, store=store(state),
+                                    variables=variables, now=now, fetcher=fetcher, allow_hosts=allow_hosts))
     for (at,), part in answers.group_by("at", maintain_order=True):
         path = answers_dir(state) / f"{at:%Y%m%dT%H%M%SZ}.parquet"
         if path.is_file():  # a clock checked again: these recipes' answers replace theirs, the others' stay

@@ -26,6 +26,7 @@ from typing import Any
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.files import atomic_path, write_parquet
 from timelyqa.official.reasons import Failure
@@ -170,9 +171,9 @@ def read_fetches(folder: Path, store: Path | None = None) -> dict[str, Fetched]:
             for row in pl.read_parquet(folder / FETCHES).iter_rows(named=True)}
 
 
-def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, store: Path, fresh: bool = True,
+def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, crawl: Crawl, store: Path, fresh: bool = True,
           page_timeout: float = 30.0, named_private: Iterable[str] = ()) -> dict[str, Fetched]:
-    """Fetch every (key, url, render) in one crawl, in its own process; every key's row. A page that failed comes
+    """Fetch every (key, url, render) in one crawl through `crawl` (the crawler's port); every key's row. A page that failed comes
     back with its failure, even when every site was down (not an exception); SourceContractError only when the
     crawl wrote no fetches at all. `fresh` (the default: a live answer must be live) bypasses the HTTP cache and
     forgets the journal of any crawl killed earlier in `out`; without it a killed crawl resumes.
@@ -180,8 +181,6 @@ def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, store: Path, f
     Each request, and its redirects, may reach its own URL's host:port only. `named_private` holds the hosts the
     operator named (`host:port`, or `host` for any port: timelyqa.official.origin.named_hosts), which alone may be
     loopback, private or link-local addresses; any other host is refused (`private_address`) before a connection."""
-    from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in a process of its own; no Scrapy here
-
     out, store = Path(out).resolve(), Path(store).resolve()  # the crawl's process may start elsewhere
     frame = write_requests(requests, out / REQUESTS)
     (out / FETCHES).unlink(missing_ok=True)  # an earlier crawl's answers are never read as this one's

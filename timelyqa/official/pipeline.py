@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Input, Manifest
 from timelyqa.official import health
 from timelyqa.official.reasons import Health, reason_of
@@ -27,6 +28,7 @@ from timelyqa.official.resolve import dates_json
 from timelyqa.official.typed import asked, declared, expected, typed
 from timelyqa.quality import GATE_PASSED, Gate
 from timelyqa.record import Evidence, Verification, record_id
+from timelyqa.sources import Progress
 from timelyqa.stages import Dropped, StageWriter
 
 SOURCE_NAME = "official_site"
@@ -148,23 +150,24 @@ def live(recipe: Recipe, good: health.Good, event_date: date) -> OfficialRecord:
         timezone=recipe.timezone, dates=json.dumps({}), value=None, unit=recipe.unit)
 
 
-def run(recipes_path: Path, state: Path, out: Path, *, clocks: Sequence[datetime] | None = None,
+def run(recipes_path: Path, state: Path, out: Path, *, crawl: Crawl, clocks: Sequence[datetime] | None = None,
         variables: Mapping[str, str] | None = None, broken_after: int = health.BROKEN_AFTER,
         allow_hosts: Sequence[str] = ()) -> Manifest:
-    """`timelyqa official`: check the recipes at `clocks` (none: use the history as it is), then build the rows.
+    """`timelyqa official`: check the recipes at `clocks` through `crawl` (none: use the history as it is), then
+    build the rows.
     `allow_hosts`: hosts the operator names, which may be private (resolve's trust by origin)."""
     from timelyqa.official.catalog import load  # noqa: PLC0415 - keeps this module's imports light
 
     catalog = load(Path(recipes_path), repaired=Path(state) / "repaired")
     recipes, refused = catalog.recipes, catalog.refused
     if clocks:
-        health.check(recipes, clocks, state, variables=variables, allow_hosts=allow_hosts)
+        health.check(recipes, clocks, state, crawl=crawl, variables=variables, allow_hosts=allow_hosts)
     inputs = {"recipes": Input(path=str(recipes_path), sha256=_tree_sha256(Path(recipes_path)))}
     return build(recipes, refused, state, out, broken_after=broken_after, inputs=inputs,
                  settings={"clocks": [c.isoformat() for c in clocks or ()], "vars": dict(variables or {})})
 
 
-def run_bundle(bundle_path: Path, out: Path) -> Manifest:
+def run_bundle(bundle_path: Path, out: Path, *, crawl: Crawl) -> Manifest:
     """A bundled world (bundle.py): its site served on its port for the run, its recipes checked at its clocks."""
     from timelyqa.localsite import LocalSite  # noqa: PLC0415
     from timelyqa.official.bundle import Bundle  # noqa: PLC0415
@@ -173,7 +176,7 @@ def run_bundle(bundle_path: Path, out: Path) -> Manifest:
     root = Path(bundle_path).parent
     state = Path(out) / "work" / "state"
     with LocalSite(root / bundle.site, port=bundle.port, host=bundle.host):
-        return run(root / bundle.recipes, state, out, clocks=bundle.at(), variables=bundle.vars)
+        return run(root / bundle.recipes, state, out, crawl=crawl, clocks=bundle.at(), variables=bundle.vars)
 
 
 def _tree_sha256(path: Path) -> str:
@@ -184,3 +187,9 @@ def _tree_sha256(path: Path) -> str:
         digest.update(str(file.relative_to(path) if file != path else file.name).encode() + b"\0")
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): a bundled world, its site served on its loopback port, its recipes checked
+    at its clocks through `crawl`, rows built."""
+    return run_bundle(Path(inputs[0]), out, crawl=crawl)

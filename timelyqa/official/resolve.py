@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from timelyqa.crawling import Crawl
 from timelyqa.files import write_parquet
 from timelyqa.official import bounded, clock
 from timelyqa.official.extract import Fail, Value
@@ -121,12 +122,13 @@ def request_key(url: str, render: str) -> str:
     return hashlib.blake2b(f"{render}\x1f{url}".encode(), digest_size=10).hexdigest()
 
 
-def resolve(recipes: Sequence[Recipe], clocks: Sequence[datetime], work: Path, *, store: PageStore,
+def resolve(recipes: Sequence[Recipe], clocks: Sequence[datetime], work: Path, *, crawl: Crawl, store: PageStore,
             variables: Mapping[str, str] | None = None, now: datetime | None = None,
             fetcher: Fetcher | None = None, workflows: Mapping[str, Path] | None = None,
             workflow_timeout: float | None = None, allow_hosts: Iterable[str] = (),
             extract_seconds: float = bounded.SECONDS) -> list[Answer]:
-    """Every recipe at every clock: the pages of all of them fetched in one crawl (each URL once), then evaluated.
+    """Every recipe at every clock: the pages of all of them fetched in one crawl (each URL once) through `crawl`
+    (the crawler's port; `fetcher`, when given, fetches instead), then evaluated.
 
     Trust by origin: the hosts of `variables` (the operator's --var), `allow_hosts` (--allow-host: `host` or
     `host:port`) and of recipes read from the operator's own files (recipe_path is set) may be private; any other
@@ -145,7 +147,7 @@ def resolve(recipes: Sequence[Recipe], clocks: Sequence[datetime], work: Path, *
     requests = [(key, url, render) for key, (url, render) in sorted(wanted.items())]
     named = named_hosts(allow=allow_hosts, values=names.values(),
                         urls=[u for p in plans if recipe_path(p.recipe) is not None for u in p.urls])
-    fetched = (fetcher or _crawl(store, named))(requests, work) if requests else {}
+    fetched = (fetcher or _crawl(crawl, store, named))(requests, work) if requests else {}
     answers = [_isolated(p, fetched, store, extract_seconds) for p in plans]
     answers += [_run_workflow(r, at, (workflows or {}).get(r.id), workflow_timeout) for at in clocks for r in coded]
     return answers
@@ -169,9 +171,9 @@ def _run_workflow(recipe: Recipe, at: datetime, script: Path | None, timeout: fl
     return answer
 
 
-def _crawl(store: PageStore, named: frozenset[str]) -> Fetcher:
+def _crawl(crawl: Crawl, store: PageStore, named: frozenset[str]) -> Fetcher:
     def run(requests: list[tuple[str, str, str]], work: Path) -> dict[str, Fetched]:
-        return fetch(requests, work, store=store.root, fresh=True, named_private=named)
+        return fetch(requests, work, crawl=crawl, store=store.root, fresh=True, named_private=named)
     return run
 
 

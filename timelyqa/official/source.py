@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import polars as pl
 
-from timelyqa.manifest import Manifest
 from timelyqa.official.reasons import Failure, Health, RecipeReject
 from timelyqa.official.record import OfficialRecord
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
-from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 
 DEMO = ("data/demo/official/bundle.yaml",)
 """The bundled world: a statistics office, a river-gauge agency and a weather service whose values depend on the date,
@@ -57,13 +53,6 @@ SECTION = (
 )
 
 
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
-    """A bundled world: its site served on its loopback port, its recipes checked at its clocks, rows built."""
-    from timelyqa.official.pipeline import run_bundle  # noqa: PLC0415 - the pipeline imports this entry
-
-    return run_bundle(Path(inputs[0]), out)
-
-
 def released(df: pl.DataFrame) -> pl.DataFrame:
     """Test holds the live questions, train and validation the snapshots (RT-QA: the answer is computed at
     evaluation time; a trainer needs fixed answers)."""
@@ -93,7 +82,7 @@ SOURCE = SourceSpec(
     ),
     deployment=Deployment("official-daily", "flows.official:official_flow", "0 5 * * *"),
     released=released,
-    run=run,
+    run="timelyqa.official.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/official/bundle.yaml",),
 )

@@ -10,6 +10,7 @@ verified; the gate's drops are rejects of stage `quality`, and `questions_gated`
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -23,6 +24,8 @@ from timelyqa import clock
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
+from timelyqa.crawling import Crawl
+from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Verification
 from timelyqa.released import RECHECKED, write_rechecked
@@ -34,7 +37,8 @@ from timelyqa.site_tree.facts import FACTS_PARSER
 from timelyqa.site_tree.llm import Draft, SiteLLMWriter, llm_site_writer
 from timelyqa.site_tree.questions import write_questions as template_questions
 from timelyqa.site_tree.record import DOMAINS
-from timelyqa.site_tree.source import SOURCE
+from timelyqa.site_tree.source import DEMO_PORT, SOURCE
+from timelyqa.sources import Progress
 from timelyqa.site_tree.tree import chain
 from timelyqa.stages import StageWriter
 
@@ -212,3 +216,13 @@ def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Set
 
 def _ledger(workdir: Path) -> StageWriter:
     return StageWriter(SOURCE, workdir.parent, work=workdir)
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): a bundled site (the folder of `index.html`) served on 127.0.0.1, crawled
+    through `crawl`, and its questions written."""
+    (index,) = inputs
+    with LocalSite(Path(index).parent, port=DEMO_PORT) as site:
+        crawl("site_tree", {"roots": json.dumps([site.url]), "max_depth": 4, "max_pages": 500, "render": "auto"},
+              Path(out) / "crawl")
+    return run(Path(out) / "crawl", out, Settings(domain="education"))

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import polars as pl
 
-from timelyqa.manifest import Manifest
 from timelyqa.site_tree import candidates
 from timelyqa.site_tree.candidates import PageReject
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
@@ -16,7 +12,7 @@ from timelyqa.site_tree.gate import SiteGateReject
 from timelyqa.site_tree.llm import AnswerReject, VerifierReject, WriterReject
 from timelyqa.site_tree.questions import FUNNEL, QuestionReject
 from timelyqa.site_tree.record import SiteTreeRecord
-from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 
 DEMO = ("data/demo/site/index.html",)
 DEMO_PORT = 47311
@@ -31,21 +27,6 @@ SECTION = (
     "`source_urls`; `facts` names the labelled values on those pages the answer comes from, and `as_of` is the "
     "crawl's time: answers on a website change, and a later crawl re-checks every row against its pages.", "",
 )
-
-
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
-    """A bundled site (the folder of `index.html`) served on 127.0.0.1, crawled, and its questions written."""
-    import json  # noqa: PLC0415
-
-    from spiders.run import crawl  # noqa: PLC0415 - the crawl runs in a process of its own; no Scrapy here
-    from timelyqa.localsite import LocalSite  # noqa: PLC0415
-    from timelyqa.site_tree import pipeline  # noqa: PLC0415 - the pipeline imports this entry
-
-    (index,) = inputs
-    with LocalSite(Path(index).parent, port=DEMO_PORT) as site:
-        crawl("site_tree", {"roots": json.dumps([site.url]), "max_depth": 4, "max_pages": 500, "render": "auto"},
-              Path(out) / "crawl")
-    return pipeline.run(Path(out) / "crawl", out, pipeline.Settings(domain="education"))
 
 
 SOURCE = SourceSpec(
@@ -66,7 +47,7 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true"), (RefreshReject,)),
     ),
     deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
-    run=run,
+    run="timelyqa.site_tree.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/site_tree/site/index.html",),
 )

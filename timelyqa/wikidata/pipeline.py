@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field
 
 from timelyqa.errors import ConfigError
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Input, Manifest
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
@@ -26,6 +27,7 @@ from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.merge import merge_sorted
 from timelyqa.wikidata.graph import Graph
+from timelyqa.sources import Progress
 from timelyqa.wikidata.source import SOURCE
 
 Progress = snapshot.Progress
@@ -247,3 +249,9 @@ def _newest(info: snapshot.SnapshotInfo) -> datetime | None:
 def _as_of(info: snapshot.SnapshotInfo) -> datetime:
     """The moment T1's answers hold: its newest modification (the dump's own cut-off)."""
     return partitioned._as_of(info)
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): the two dumps, T0 then T1; nothing is crawled."""
+    before, after = inputs
+    return run(before, after, out, progress=progress)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa import sources
 from timelyqa.errors import SourceContractError
 from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.reasons import Reason
@@ -75,9 +76,7 @@ def recheck_released(rows: pl.DataFrame, workdir: Path, *, endpoint: str | None,
     the new snapshot's N-Triples); counts `rechecked` and `still_true`, rejects the rest, and writes the ids that
     hold to `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions). The incremental mode calls
     it with its own endpoint."""
-    from timelyqa.wikidata.source import SOURCE  # noqa: PLC0415 - the source entry imports this module's reasons
-
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter(sources.get("wikidata"), workdir.parent, work=workdir)  # by name: the entry imports this module
     with ledger.timed("refresh"), ExitStack() as stack:
         if endpoint is None:
             if rdf is None:

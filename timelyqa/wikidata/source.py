@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 import polars as pl
 
-from timelyqa.manifest import Manifest
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.record import WikidataRecord
-from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 from timelyqa.wikidata.candidates import RenderReject
 from timelyqa.wikidata.dump import LineReject
 from timelyqa.wikidata.filters import Drop
@@ -22,14 +18,6 @@ from timelyqa.wikidata.values import ValueReject
 from timelyqa.wikidata.verify import ChangeReject, SparqlReject
 
 DEMO = ("data/demo/wikidata-t0.json.gz", "data/demo/wikidata-t1.json.bz2")
-
-
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
-    """The two dumps, T0 then T1."""
-    from timelyqa.wikidata import pipeline  # noqa: PLC0415 - the pipeline imports this entry
-
-    before, after = inputs
-    return pipeline.run(before, after, out, progress=progress)
 
 
 SOURCE = SourceSpec(
@@ -53,7 +41,7 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true"), (RecheckReject,)),
     ),
     deployment=Deployment("wikidata-weekly", "flows.wikidata:wikidata_flow", "0 3 * * 1"),
-    run=run,
+    run="timelyqa.wikidata.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/wikidata/t0.json.gz", "tests/fixtures/wikidata/t1.json.gz"),
 )

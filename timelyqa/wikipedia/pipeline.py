@@ -13,7 +13,7 @@ applies the per-domain cap and writes the outputs through the stage writer.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -22,6 +22,7 @@ import polars as pl
 
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
+from timelyqa.crawling import Crawl
 from timelyqa.manifest import Input, Manifest
 from timelyqa.record import Evidence, Verification, WikipediaRecord, record_id
 from timelyqa.stages import StageWriter
@@ -41,7 +42,8 @@ from timelyqa.wikipedia.options import Settings, Source
 from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
 from timelyqa.wikipedia import recheck
 from timelyqa.wikipedia.questions import correct
-from timelyqa.wikipedia.source import SOURCE
+from timelyqa.sources import Progress
+from timelyqa.wikipedia.source import DEMO_WINDOW, SOURCE
 from timelyqa.wikipedia.writers import LLMDomains, TemplateWriter, Unit, Writer, Written
 
 Progress = Callable[[str, int, int], None]
@@ -344,3 +346,10 @@ def _llm_domains(domains: LLMDomains, records: list[WikipediaRecord], frame: pl.
 def _evidence(history: PageHistory, wiki_url: str, rev_id: int) -> Evidence:
     return Evidence(url=f"{wiki_url}/w/index.php?oldid={rev_id}", title=history.title,
                     revision=str(rev_id), sha256=history.sha256.get(rev_id))
+
+
+def run_on(inputs: Sequence[Path], out: Path, progress: Progress | None, crawl: Crawl) -> Manifest:
+    """The registry's run (SOURCE.run): one export with history, asked about the demo's window; nothing is
+    crawled."""
+    (export,) = inputs
+    return run(export, out, Settings(start=DEMO_WINDOW[0], end=DEMO_WINDOW[1]), progress=progress)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
+from timelyqa import sources
 from timelyqa.errors import ConfigError
 from timelyqa.reasons import Reason
 from timelyqa.released import RECHECKED, write_rechecked
@@ -144,9 +145,7 @@ def recheck_released(rows: pl.DataFrame, source: Source, workdir: Path, when: da
     """The stage `refresh` of a run: the released rows asked of the week's input at `when`; counts `rechecked`
     (rows given a verdict), `still_true` and `not_rechecked`, rejects the rest, and writes the ids that hold to
     `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions)."""
-    from timelyqa.wikipedia.source import SOURCE  # noqa: PLC0415 - the source entry imports this module's reasons
-
-    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    ledger = StageWriter(sources.get("wikipedia"), workdir.parent, work=workdir)  # by name: the entry imports this module
     with ledger.timed("refresh"):
         holds, dropped, unchecked, usage = recheck(rows, source, when) if rows.height else ([], [], 0, {})
         ledger.reject_all(dropped)

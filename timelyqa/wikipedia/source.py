@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
 from timelyqa.llm.check import CheckReject
 from timelyqa.llm.client import ReplyFailure
-from timelyqa.manifest import Manifest
 from timelyqa.record import WikipediaRecord
-from timelyqa.sources import Card, Deployment, GroupKey, Progress, SourceSpec, Stage
+from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 from timelyqa.wikipedia.changes import Drop
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.wikipedia.dump import ReadReject
 from timelyqa.wikipedia.gate import InfoboxGateReject
 from timelyqa.wikipedia.labels import LabelReject
-from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.questions import Reject
 from timelyqa.wikipedia.recheck import RecheckReject
 from timelyqa.wikipedia.writers import WriterReject
@@ -26,14 +22,6 @@ from timelyqa.wikipedia.writers import WriterReject
 DEMO = ("data/demo/wikipedia-history.xml.bz2",)
 DEMO_WINDOW = (datetime(2026, 6, 1, tzinfo=UTC), datetime(2026, 11, 16, tzinfo=UTC))
 """The window of the bundled export's edits that the demo asks about."""
-
-
-def run(inputs: Sequence[Path], out: Path, progress: Progress | None = None) -> Manifest:
-    """One export with history, asked about the demo's window."""
-    from timelyqa.wikipedia import pipeline  # noqa: PLC0415 - the pipeline imports this entry
-
-    (export,) = inputs
-    return pipeline.run(export, out, Settings(start=DEMO_WINDOW[0], end=DEMO_WINDOW[1]), progress=progress)
 
 
 SECTION = (
@@ -72,7 +60,7 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true", "not_rechecked"), (RecheckReject,)),
     ),
     deployment=Deployment("wikipedia-weekly", "flows.wikipedia:wikipedia_flow", "0 3 * * 1"),
-    run=run,
+    run="timelyqa.wikipedia.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/wikipedia/history.xml.gz",),
 )
