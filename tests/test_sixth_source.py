@@ -128,6 +128,44 @@ def test_it_runs_as_a_flow_and_serve_deploys_it_live_and_on_its_demo_site(instal
     assert (out / "manifest.json").is_file()
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(400)
+def test_serve_demo_s_deployment_of_it_runs_on_a_worker(installed: dict[str, str], tmp_path: Path) -> None:
+    """The entry `make serve-demo` deploys, deployed with `prefect deploy` on a real server (one deployment of
+    its file: the others are prefect.yaml's, tested in test_deployment.py) and run by a worker."""
+    from tests.prefect_server import free_port, prefect, prefect_env, start_server, start_worker
+
+    code = ("import sys, yaml; sys.path.insert(0, 'scripts'); import serve; "
+            "config = serve.demo_deployments(serve.REPO / 'prefect.yaml'); "
+            "config['deployments'] = [d for d in config['deployments'] if d['name'] == 'weather-station-daily']; "
+            "print(yaml.safe_dump(config, sort_keys=False))")
+    deploy_file = tmp_path / "prefect-demo.yaml"
+    deploy_file.write_text(ok(run([sys.executable, "-c", code], installed)), encoding="utf-8")
+    home = tmp_path / "prefect-home"
+    home.mkdir()
+    env = prefect_env(home, free_port(), base=installed)
+    server = start_server(home, env, timeout=120)
+    worker = None
+    try:
+        ok(prefect(["work-pool", "create", "local", "--type", "process"], env=env, cwd=home))
+        ok(prefect(["--no-prompt", "deploy", "--all", "--prefect-file", str(deploy_file)], env=env, cwd=ROOT,
+                   timeout=180))
+        worker = start_worker("local", env, cwd=ROOT, log=home / "worker.log")
+        out = tmp_path / "ws"
+        watched = prefect(["deployment", "run", "weather-station/weather-station-daily", "--param", f"out={out}",
+                           "--watch", "--watch-interval", "2", "--watch-timeout", "200"], env=env, cwd=ROOT,
+                          timeout=240)
+        assert watched.returncode == 0, f"{watched.stdout[-3000:]}\n{worker.tail()}"
+        assert "weather_station " + str(Path(installed["SITE"]) / "demo" / "stations") in " ".join(
+            watched.stdout.split()), "named by the site it read"
+        manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+        assert manifest["counts"]["questions"] == 6
+    finally:
+        if worker is not None:
+            worker.stop()
+        server.stop()
+
+
 @pytest.mark.slow  # the whole demo; it serves the demo's sites on fixed ports: run it under `flock /work/ports.lock`
 @pytest.mark.timeout(1200)
 def test_timelyqa_demo_runs_it_into_the_release_and_the_card(installed: dict[str, str], tmp_path: Path) -> None:
