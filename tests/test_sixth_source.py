@@ -88,13 +88,26 @@ def test_its_command_is_in_timelyqa_help_and_crawls_its_site(installed: dict[str
     assert "What maximum temperature did the Alpha Ridge weather station (FX001) record on 2 May 2026?" in \
         questions["question"].to_list()
     rejected = pl.read_parquet(tmp_path / "ws" / "rejected.parquet")
-    assert sorted(rejected["reason"]) == ["no_reading", "not_a_temperature", "not_a_temperature"]
-    # Crawled as every timelyqa crawl is: robots.txt obeyed, the guard keeping it on its site, each counted.
+    assert sorted(rejected["reason"]) == ["no_reading", "not_a_station", "not_a_temperature", "not_a_temperature"]
+    assert any(d.endswith("/empty.html: not HTML (Document is empty)") for d in rejected["detail"])
+    # Crawled as every timelyqa crawl is: robots.txt obeyed, the guard keeping it on its site, each counted; a link
+    # to a file that is no page costs only itself.
     stats = json.loads((tmp_path / "ws" / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
-    assert stats["pages"] == 5 and stats["errors"] == {"http_404": 1, "off_site": 1, "robots_disallowed": 1}
+    assert stats["pages"] == 6
+    assert stats["errors"] == {"http_404": 1, "not_text": 1, "off_site": 1, "robots_disallowed": 1}
     # A wrong option is one line naming it, before any work.
     proc = run([str(BIN / "timelyqa"), "weather-station", "--out", str(tmp_path / "none")], installed)
     assert proc.returncode == 2 and proc.stderr.strip() == "error: give --root or --site, one of them"
+
+
+@pytest.mark.slow
+def test_it_holds_to_the_source_contract_every_built_in_source_holds_to(installed: dict[str, str]) -> None:
+    """tests/test_sources.py's checks of every registered source, in a process where it is installed: every part,
+    its fixture run through the stage writer, its reasons in the card, its deployment as serve plans it."""
+    proc = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                "tests/test_sources.py", "-k", "weather_station"], installed)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+    assert "\n3 passed, " in proc.stdout, proc.stdout[-2000:]  # every part, prefect.yaml, its fixture run
 
 
 @pytest.mark.slow
