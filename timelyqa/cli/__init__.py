@@ -54,7 +54,6 @@ app.add_typer(official.live_app, name="live")
 app.command("official")(official.official)
 
 
-
 def command_name(spec_name: str, found: object) -> str:
     """The name a source's command is listed under: a Typer app's own name, else the source's; a function's name
     as Typer writes it (underscores as hyphens)."""
