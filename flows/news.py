@@ -26,7 +26,7 @@ from timelyqa.news import pipeline
 from timelyqa.news.llm import NewsLLMWriter, llm_news_writer
 from timelyqa.news.outlets import Outlets
 from timelyqa.news.source import ARCHIVE_PORT
-from timelyqa.wikipedia.options import source_of
+from timelyqa.mediawiki.wiki import source_of
 
 WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
 

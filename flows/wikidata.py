@@ -4,7 +4,7 @@ pipeline stage."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -13,12 +13,15 @@ from typing import Any
 from prefect import Task, flow, task, unmapped
 from prefect.task_runners import TaskRunner
 
-from flows.common import RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, reported, run_clock, run_name
+from flows.common import (RETRY_TRANSIENT, ProgressArtifact, last_release, progress_artifact, publish_funnel, reported,
+                          run_clock, run_name)
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikidata import batches, incremental, partitioned, pipeline, recheck, verifying
+from timelyqa.wikidata import batches, incremental, partitioned, pipeline, reader_run, recheck, verifying
 from timelyqa.wikidata.batches import AnchorKey, BatchResult
+from timelyqa.wikidata.reader import PartResult, ReadPlan
+from timelyqa.wikidata.reader_join import Joining
 from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
 from timelyqa.wikipedia.options import window
@@ -57,9 +60,15 @@ class Fanout:
     def __init__(self, runner: TaskRunner[Any] | None) -> None:
         self.runner = runner
 
-    def map(self, stage: Task[..., Any], **params: Any) -> list[Any]:
+    def map(self, stage: Task[..., Any], each: Callable[[int], None] | None = None, **params: Any) -> list[Any]:
+        """The stage's results in order; `each(k)` called as the k-th is at hand (a progress report)."""
         futures = self.runner.map(stage, params) if self.runner is not None else stage.map(**params)
-        return [f.result() for f in futures]
+        results = []
+        for k, f in enumerate(futures):
+            results.append(f.result())
+            if each is not None:
+                each(k)
+        return results
 
 
 @contextmanager
@@ -84,6 +93,63 @@ def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: i
     with progress_artifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}") as report:
         return pipeline.read_snapshot(dump, workdir, name, rdf=rdf, buckets=buckets,
                                       progress=lambda done, total: report(dump.name, done, total))
+
+
+@task(task_run_name="index {name}")
+def plan_read(dump: Path, workdir: Path, name: str, rdf: bool, buckets: int | None, parts: int | None) -> ReadPlan:
+    return reader_run.plan_read(dump, workdir, name, rdf=rdf, buckets=buckets, parts=parts)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="read {name} part {i}")
+def read_part(todo: ReadPlan, name: str, i: int) -> PartResult:
+    return reader_run.read_part(todo, i)
+
+
+@task(task_run_name="plan the join of {name}")
+def plan_join(todo: ReadPlan, name: str, results: list[PartResult]) -> Joining | None:
+    return reader_run.prepare_join(todo, results)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="join {name} bucket {b}")
+def join_bucket(todo: ReadPlan, name: str, results: list[PartResult], joining: Joining, b: int) -> None:
+    reader_run.write_bucket(todo, results, joining, b)
+
+
+@task(**RETRY_TRANSIENT, task_run_name="read {name}")
+def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
+    return reader_run.finish_join(todo, workdir, name, results, joining)
+
+
+def read_over(lanes: Fanout, dumps: list[Path], workdir: Path, rdf: list[bool], buckets: int | None,
+              parts: int | None) -> list[Path]:
+    """Both dumps read a task a part, then joined a task a bucket (the parts, then the buckets, of both dumps in
+    one map, so that neither waits on the other's), finished by a task `read {name}`: the files the serial reader
+    writes. A progress artifact a dump counts its parts read."""
+    names = ["t0", "t1"][:len(dumps)]
+    reports = [ProgressArtifact(f"wikidata-read-{name}", f"wikidata: reading {dump.name}")
+               for name, dump in zip(names, dumps, strict=True)]
+    plans = lanes.map(plan_read, dump=dumps, workdir=unmapped(workdir), name=names, rdf=rdf,
+                      buckets=unmapped(buckets), parts=unmapped(parts))
+    todo = [(k, i) for k, p in enumerate(plans) if p.serial is None for i in range(len(p.ranges))]
+
+    def part_read(n: int) -> None:
+        k = todo[n][0]
+        reports[k]("parts read", sum(1 for j, _ in todo[:n + 1] if j == k), len(plans[k].ranges))
+
+    done = lanes.map(read_part, each=part_read, todo=[plans[k] for k, _ in todo], name=[names[k] for k, _ in todo],
+                     i=[i for _, i in todo]) if todo else []
+    results = [[r for (k, _), r in zip(todo, done, strict=True) if k == j] for j in range(len(plans))]
+    joins = lanes.map(plan_join, todo=plans, name=names, results=results)
+    spread = [(k, b) for k, j in enumerate(joins) if j is not None for b in range(plans[k].buckets)]
+    if spread:
+        lanes.map(join_bucket, todo=[plans[k] for k, _ in spread], name=[names[k] for k, _ in spread],
+                  results=[results[k] for k, _ in spread], joining=[joins[k] for k, _ in spread],
+                  b=[b for _, b in spread])
+    folders = lanes.map(finish_join, todo=plans, workdir=unmapped(workdir), name=names, results=results,
+                        joining=joins)
+    for report in reports:
+        report.finish()
+    return folders
 
 
 @task(**RETRY_TRANSIENT)
@@ -253,7 +319,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                   since: str | None = None, until: str | None = None, days: int = DAYS, local_store: bool = False,
                   previous: str | None = None, dask_address: str | None = None,
                   synthesis_batch: int = batches.BATCH_ROWS, buckets: int | None = None,
-                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True) -> dict[str, Any]:
+                  verify_batch: int = verifying.BATCH_QUESTIONS, subgraphs: bool = True,
+                  read_parts: int | None = None) -> dict[str, Any]:
     """Questions whose answers changed between two Wikidata dumps (`before`, `after`) or in a window of the
     Wikidata API (`api`, `since`, `until`), verified by SPARQL against T1, and dropped when T0 gives the same
     single answer.
@@ -271,11 +338,12 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     are asked again of T1 (of `endpoint`, or a local Oxigraph of `after`; not of an API window's local store, which
     holds only the window's entities), and those no longer true are rejected at stage `refresh` (retired from the
     next release); a `previous` folder that does not exist yet is the first week: nothing to re-check.
-    `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads, the delta's buckets and the
-    synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut into, a power of
-    two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N` starts N worker
-    processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out` folder. The
-    files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
+    `dask_address` (else the TIMELYQA_DASK_ADDRESS setting) runs the dumps' reads (each in `read_parts` parts of
+    its decompressed bytes, by default one per GB of dump, after rapidgzip indexes it on every core), the delta's
+    buckets and the synthesis batches (`synthesis_batch` delta rows each; `buckets` of subjects a snapshot is cut
+    into, a power of two, by default one per 256 MB of compressed dump) as tasks on a Dask cluster: `local:N`
+    starts N worker processes here, `tcp://host:8786` uses a running scheduler whose workers see the same `out`
+    folder. The files are the same byte for byte with or without it. Verification runs in batches of `verify_batch`
     candidates too; without an endpoint, each batch asks a local Oxigraph of the subgraph of the snapshot its
     questions can touch (`subgraphs`; off: of the whole snapshot, which a full dump's T1 outgrows).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
@@ -286,6 +354,7 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
                                  synthesis_batch=synthesis_batch, verify_batch=verify_batch, subgraphs=subgraphs)
     dask_runner(dask_address)  # a wrong address or bucket count fails the run here, before any work
     pipeline.check_buckets(buckets)
+    reader_run.check_parts(read_parts)
     prior = last_release(previous)
     if before is None and after is None:
         start, stop = api_window(since, until, days=days)
@@ -316,9 +385,8 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
             check_previous(prior)
         with fanout(dask_address) as lanes:
             # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
-            t0, t1 = lanes.map(read_snapshot, dump=[before_dump, after_dump], workdir=unmapped(workdir),
-                               name=["t0", "t1"], rdf=[before_endpoint is None, endpoint is None],
-                               buckets=unmapped(buckets))
+            t0, t1 = read_over(lanes, [before_dump, after_dump], workdir,
+                               [before_endpoint is None, endpoint is None], buckets, read_parts)
             delta = delta_over(lanes, t0, t1, workdir)
             candidates = synthesize_over(lanes, t1, delta, workdir, settings)
             verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)

@@ -314,7 +314,8 @@ def _training_section() -> list[str]:
         "`<answer></answer>`. verl rows have verl's five columns, with `reward_model.ground_truth` "
         '`{"target": [answer, *aliases], "answer_type": ..., "answer_value": {...}}`; TRL rows have a '
         "conversational `prompt` plus `answer`, `answer_aliases`, `answer_type` and `answer_value`. The reward "
-        "file `timelyqa/rewards.py` needs one package beside the trainer: `pip install pint`. "
+        "file `timelyqa/rewards.py` (with the folder `timelyqa/grading/` beside it) needs one package beside the "
+        "trainer: `pip install pint`. "
         "`compute_score` and `answer_reward` give the grade (1.0 or 0.0); `compute_score_f1` and "
         "`answer_f1_reward` give token F1 for names and text.", "",
         "```python", "from datasets import load_dataset",

@@ -27,7 +27,8 @@ from huggingface_hub.utils import httpx  # the HTTP client huggingface_hub uses,
 
 from publish.release import code_version
 from timelyqa.checks import http_url, is_loopback
-from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError
+from timelyqa.http import RetryPolicy, retry_after, transient_status
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -36,7 +37,7 @@ HOUSEKEEPING = frozenset({".gitattributes", ".gitignore"})
 """Remote files the Hub manages (LFS rules): never compared with the release, never deleted."""
 MAX_WAIT_SECONDS = 60.0
 _TAG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-_TRANSIENT_STATUS = {408, 412, 429}  # 412: main moved under us; planning again against the new head is safe
+_MOVED = 412  # main moved under us: planning again against the new head is safe, so it is retried too
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _translate(exc: BaseException, what: str, endpoint: str) -> TimelyQAError:
             return ConfigError(f"{what}: the Hub at {endpoint} rejected the token (401); set HF_TOKEN to a valid token")
         if status == 403:
             return ConfigError(f"{what}: the token may not write here (403): {text}")
-        if status in _TRANSIENT_STATUS or status >= 500:
+        if status == _MOVED or transient_status(status):
             return TransientSourceError(f"{what}: HTTP {status} from {endpoint}: {text}",
                                         retry_after=retry_after(seen.response.headers.get("Retry-After")))
         if status == 404 and "xet" in str(seen.response.url):
@@ -309,18 +310,12 @@ def publish_release(release: Path, repo_id: str, *, token: str | None = None, en
         if endpoint is None and os.environ.get("HF_ENDPOINT"):  # huggingface_hub read it at import: check both
             check_token_endpoint(os.environ["HF_ENDPOINT"], "HF_ENDPOINT")
     hub = _Hub(api, repo_id, secret or False)
-    attempt = 1
-    while True:
-        try:
-            result = _publish_once(hub, found, dry_run=dry_run)
-        except TransientSourceError as exc:
-            if attempt >= attempts:
-                raise
-            wait = exc.retry_after if exc.retry_after is not None else backoff_seconds * 2 ** (attempt - 1)
-            wait = min(max(wait, 0.0), MAX_WAIT_SECONDS)
-            attempt += 1
-            log.warning("publish %s: %s; attempt %d of %d in %.1f s", repo_id, exc, attempt, attempts, wait)
-            time.sleep(wait)
-            continue
-        log.info("%s", result.summary().splitlines()[0])
-        return result
+    policy = RetryPolicy(attempts - 1, backoff_seconds, MAX_WAIT_SECONDS)
+
+    def retried(attempt: int, exc: TransientSourceError, wait: float) -> None:
+        log.warning("publish %s: %s; attempt %d of %d in %.1f s", repo_id, exc, attempt + 2, attempts, wait)
+
+    result = policy.run(lambda _: _publish_once(hub, found, dry_run=dry_run), sleep=time.sleep,
+                        on_retry=retried)
+    log.info("%s", result.summary().splitlines()[0])
+    return result

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -17,11 +16,12 @@ from publish.changelog import (changelog_entry, changes, next_version, previous_
 from publish.gate import Floors, check as check_floors
 from publish.review import (Decisions, ImportResult, human_verified, merge_decisions, read_decisions,
                             record_decisions, write_decisions)
+from publish.runs import SourceRun, load_run, merge_runs
 from timelyqa.checks import release_version
 from timelyqa.errors import ConfigError
 from timelyqa.files import link_tree, replaced_folder, sha256_file, write_parquet
 from timelyqa.answers import drop_conflicting_aliases
-from timelyqa.manifest import MANIFEST, QUESTIONS, REJECTED, Manifest, code_version
+from timelyqa.manifest import code_version
 from timelyqa.released import Retirement, rechecked_ids, released_rows, retirements
 from timelyqa.record import CANARY, RECORD_SCHEMA, Split
 from timelyqa.rewards import GRADER_VERSION
@@ -32,88 +32,9 @@ from timelyqa.split import (RELEASE_SPLITS, SPLIT_RULE, SPLITS, assign_splits, g
 ROWS_PER_SHARD = 250_000
 
 
-@dataclass(frozen=True)
-class SourceRun:
-    """One source output folder, checked: its manifest, its questions and the hashes of its files."""
-
-    folder: Path
-    source: str
-    manifest: Manifest
-    as_of: datetime
-    questions: pl.DataFrame
-    questions_sha256: str
-    rejected_sha256: str | None
-
-
 def _utc(moment: datetime) -> datetime:
     # A naive datetime is taken as UTC: release dates are always stated in UTC.
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def _check_schema(folder: Path, schema: pl.Schema) -> None:
-    columns = list(schema.items())
-    for position, (name, dtype) in enumerate(RECORD_SCHEMA.items()):
-        if position >= len(columns) or columns[position] != (name, dtype):
-            found = f"{columns[position][0]!r} {columns[position][1]}" if position < len(columns) else "nothing"
-            raise ConfigError(f"{folder}: questions.parquet does not start with RECORD_SCHEMA: "
-                              f"column {position} is {found}, expected {name!r} {dtype}")
-
-
-def load_run(folder: Path) -> SourceRun:
-    """Read and check one source output folder; ConfigError names the folder and what is wrong."""
-    folder = Path(folder)
-    for name in (QUESTIONS, MANIFEST):
-        if not (folder / name).is_file():
-            raise ConfigError(f"{folder}: no {name} (not a source output folder)")
-    manifest = Manifest.read(folder)
-    questions_path = folder / QUESTIONS
-    try:
-        schema = pl.read_parquet_schema(questions_path)
-    except Exception as exc:  # polars raises several kinds for a file that is not parquet
-        raise ConfigError(f"{folder}: questions.parquet is not a parquet file ({exc})") from exc
-    _check_schema(folder, schema)
-    # Every file the manifest records, and the two every run has: a run killed in a reused folder must not pass
-    # its new files off under the old manifest.
-    names = sorted({*manifest.files, *(name for name in (QUESTIONS, REJECTED) if (folder / name).is_file())})
-    for name in names:
-        if not (folder / name).is_file():
-            raise ConfigError(f"{folder / name}: recorded in its manifest.json but missing: the run did not finish, "
-                              "or the file was removed after it")
-    digests = {name: sha256_file(folder / name) for name in names}
-    for name, digest in digests.items():
-        if manifest.files.get(name) != digest:
-            raise ConfigError(f"{folder / name}: not the file its manifest.json describes (sha256 differs): the run "
-                              "did not finish, or the file was changed after it")
-    questions = pl.read_parquet(questions_path)
-    strays = questions.filter(pl.col("source") != manifest.source).height
-    if strays:
-        raise ConfigError(f"{folder}: {strays} rows of questions.parquet are not from source {manifest.source!r}")
-    return SourceRun(folder=folder, source=manifest.source, manifest=manifest, as_of=manifest.as_of,
-                     questions=questions, questions_sha256=digests[QUESTIONS], rejected_sha256=digests.get(REJECTED))
-
-
-def merge_runs(runs: list[SourceRun]) -> tuple[pl.DataFrame, int]:
-    """One row per id over several runs of one source, and how many duplicates were dropped.
-
-    The row kept is the one true at the latest moment (row `as_of`), then the one from the newest run
-    (manifest `as_of`), then the one from the run whose questions file hashes highest: arbitrary but
-    independent of the order the folders were given in. Rows come back sorted by id.
-    """
-    schema = runs[0].questions.schema
-    for run in runs[1:]:
-        if run.questions.schema != schema:
-            raise ConfigError(f"{run.folder}: questions.parquet has another schema than {runs[0].folder} "
-                              f"(same source {run.source!r})")
-    frames = [run.questions.with_columns(pl.lit(run.as_of).alias("__run_as_of"),
-                                         pl.lit(run.questions_sha256).alias("__run_sha"))
-              for run in runs]
-    merged = (
-        pl.concat(frames, how="vertical")
-        .sort(["id", "as_of", "__run_as_of", "__run_sha"], descending=[False, True, True, True], nulls_last=True)
-        .unique(subset="id", keep="first", maintain_order=True)
-        .drop("__run_as_of", "__run_sha")
-    )
-    return merged, sum(run.questions.height for run in runs) - merged.height
 
 
 def _replaced_files(out: Path) -> set[str]:

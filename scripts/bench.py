@@ -18,7 +18,8 @@
    plain trafilatura on the 181 pages of ../shared/extraction-benchmark/, each scored by its metric. Target:
    pipeline seconds <= 3x trafilatura's.
 6. Wikidata on a cluster (scripts/bench_wikidata.py, figures under "scale"): delta partitions per second on one and
-   two Dask workers, a worker's peak memory against the dump bytes a bucket holds, and the projected hours for a
+   two Dask workers, a worker's peak memory against the dump bytes a bucket holds, the dump read in parts (MB of
+   dump a second on one and two workers, the serial reader's files byte for byte), and the projected hours for a
    full dump pair on 16 and 64 cores. Goal: under two hours on 16 cores, no process over 8 GB.
 7. A real site (scripts/bench_realsite.py, figures under "realsite"): the site-tree crawl of the Python 3.11
    documentation (Debian's python3.11-doc) served on 127.0.0.1 against a plain Scrapy CrawlSpider over it, to the same

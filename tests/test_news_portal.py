@@ -20,7 +20,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.news.frames import EVENT_SCHEMA, event_id
 from timelyqa.news.portal import PortalReject, day_title, news_section, parse_day, read_events
 from timelyqa.reasons import Reason
-from timelyqa.wikipedia.options import source_of
+from timelyqa.mediawiki.wiki import source_of
 
 FIXTURES = Path(__file__).parent / "fixtures" / "news" / "portal"
 UA = "timelyqa-tests/0.1 (https://example.org/timelyqa; tests@example.org)"

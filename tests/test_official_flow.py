@@ -75,7 +75,8 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     state, out = flow_run
     assert state.is_completed(), state.message
     manifest = state.result()
-    by_pipeline = SOURCE.run_on([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None, crawl=spiders_run.crawl)
+    by_pipeline = SOURCE.run_on([ROOT / p for p in SOURCE.fixtures], tmp_path / "pipeline", None,
+                                crawl=spiders_run.crawl)
     questions = rows(out)
     assert questions.equals(rows(tmp_path / "pipeline")), "the flow runs the pipeline's steps"
     assert manifest.counts == by_pipeline.counts and manifest.rejects == by_pipeline.rejects

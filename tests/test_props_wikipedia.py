@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from tests.wikiworld import NS, SITEINFO
 from timelyqa.errors import ConfigError
-from timelyqa.wikipedia.dump import DumpReader, ReadReject
+from timelyqa.mediawiki.dump import DumpReader, ReadReject
 from timelyqa.wikipedia.infobox import Infobox, _lead_end, categories, first_paragraph, infobox_sources, is_infobox
 from timelyqa.wikipedia.infobox import parse_infobox
-from timelyqa.wikipedia.render import normal_name, strip_refs
+from timelyqa.mediawiki.wikitext import normal_name, strip_refs
 
 # 200 cases a property: in make test (and many more in make fuzz), not in make check's minute.
 pytestmark = pytest.mark.slow

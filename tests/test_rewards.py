@@ -142,8 +142,9 @@ def test_trl_reward_reads_aliases_given_as_arrays() -> None:
 
 
 def test_the_reward_file_runs_alone_in_a_fresh_environment_with_only_pint(tmp_path: Path) -> None:
-    """verl imports `reward.custom_reward_function.path` as a lone file: copied alone into a new virtual environment
-    that has pint (the one package the card names) and nothing of timelyqa, it grades typed answers."""
+    """verl imports `reward.custom_reward_function.path` as a lone file: copied with its folder `grading/` (the
+    grader's parts) into a new virtual environment that has pint (the one package the card names) and nothing of
+    timelyqa, it grades typed answers. Copied without the folder, loading it fails naming the folder."""
     venv = tmp_path / "venv"
     uv = Path(sys.executable).with_name("uv")
     subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, venv], check=True, timeout=120)
@@ -151,8 +152,12 @@ def test_the_reward_file_runs_alone_in_a_fresh_environment_with_only_pint(tmp_pa
     # Offline: the locked wheel is in uv's cache since the project's own sync.
     subprocess.run([uv, "pip", "install", "--quiet", "--offline", "--python", python,
                     f"pint=={importlib.metadata.version('pint')}"], check=True, timeout=300)
+    (tmp_path / "alone").mkdir()
+    shutil.copy(rewards.__file__, tmp_path / "alone" / "reward.py")
     reward_file = tmp_path / "reward.py"
     shutil.copy(rewards.__file__, reward_file)
+    shutil.copytree(Path(rewards.__file__).with_name("grading"), tmp_path / "grading",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     script = (
         "import importlib.util, json, sys\n"
         f"spec = importlib.util.spec_from_file_location('custom_module', {str(reward_file)!r})\n"
@@ -173,6 +178,10 @@ def test_the_reward_file_runs_alone_in_a_fresh_environment_with_only_pint(tmp_pa
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == [1.0, 0.0, 1.0, 0.0, 1.0]
+    lone = script.replace(str(reward_file), str(tmp_path / "alone" / "reward.py"))
+    alone = subprocess.run([python, "-I", "-c", lone, "[]"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert alone.returncode != 0
+    assert "the grader's parts are missing: copy the folder grading/ beside" in alone.stderr.splitlines()[-1]
     installed = subprocess.run([uv, "pip", "list", "--python", python, "--format", "json"], capture_output=True,
                                text=True, check=True).stdout
     assert "timelyqa" not in installed and "polars" not in installed

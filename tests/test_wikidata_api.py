@@ -29,7 +29,7 @@ from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.wikidata import incremental
 from timelyqa.wikidata.api import WikidataAPI, WikidataApiSettings
 from timelyqa.wikidata.pipeline import run
-from timelyqa.wikipedia.apiclient import MediaWikiAPI
+from timelyqa.mediawiki.client import MediaWikiAPI
 
 FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
 SINCE = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=9)

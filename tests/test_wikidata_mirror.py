@@ -126,8 +126,8 @@ def test_bad_settings_are_one_line_before_any_request(setting: str, value: str, 
 
 def test_a_user_agent_is_required_and_bad_dates_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="TIMELYQA_WIKIDATA_MIRROR_USER_AGENT"):
-        MirrorSettings.from_env({})
-    settings = MirrorSettings.from_env({"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA}, cache=tmp_path)
+        MirrorSettings.from_env(environ={})
+    settings = MirrorSettings.from_env(environ={"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA}, cache=tmp_path)
     with DumpMirror(weeks()) as server, Mirror(settings.model_copy(update={"url": server.url})) as mirror:
         with pytest.raises(ConfigError, match="--dumps 'last week'"):
             mirror.fetch_pair("last week")

@@ -23,11 +23,11 @@ from tests.wikiworld import TEMPLATES, WikiPage, World, base36_sha1, make_world,
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, is_transient
 from timelyqa.sources import get
 from timelyqa.stages import Rejects
-from timelyqa.wikipedia.answer import Rule
-from timelyqa.wikipedia.api import ApiReader, answer_at, page_history, pages, recent_pages, revision_at
-from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import DumpReader
-from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
+from timelyqa.wikipedia.answer import Rule, answer_at
+from timelyqa.mediawiki.revisions import ApiReader, page_history, pages, recent_pages, revision_at
+from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.dump import DumpReader
+from timelyqa.mediawiki.exportxml import MAX_REVISION_CHARS
 from timelyqa.wikipedia.history import read_history
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import fetch_pages, read_changes

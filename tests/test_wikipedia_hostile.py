@@ -22,8 +22,8 @@ import pytest
 
 from tests.wikiworld import NS, SITEINFO, WikiPage, export_xml, make_world
 from timelyqa.errors import ConfigError
-from timelyqa.wikipedia.dump import DumpReader, ReadReject, check_dump
-from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
+from timelyqa.mediawiki.dump import DumpReader, ReadReject, check_dump
+from timelyqa.mediawiki.exportxml import MAX_REVISION_CHARS
 from timelyqa.wikipedia.infobox import first_paragraph, parse_infobox
 from timelyqa.wikipedia.options import Settings
 from timelyqa.wikipedia.pipeline import run
@@ -207,7 +207,7 @@ def test_hostile_wikitext_is_parsed_in_linear_time(case: str) -> None:
 CHILD = textwrap.dedent("""
     import json, resource, sys, time
     from pathlib import Path
-    from timelyqa.wikipedia.dump import DumpReader
+    from timelyqa.mediawiki.dump import DumpReader
     from timelyqa.wikipedia.infobox import first_paragraph, parse_infobox
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if sys.argv[1] == "lead":

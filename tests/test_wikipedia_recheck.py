@@ -20,7 +20,7 @@ from timelyqa.errors import TransientSourceError
 from timelyqa.released import released_rows
 from timelyqa.wikipedia import recheck
 from timelyqa.wikipedia.answer import Rule
-from timelyqa.wikipedia.apiclient import ApiSettings
+from timelyqa.mediawiki.client import ApiSettings
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 WEEK1, WEEK2 = (START, START + timedelta(days=7)), (START + timedelta(days=7), START + timedelta(days=14))

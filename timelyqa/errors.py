@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import email.utils
-import time
-
 
 class TimelyQAError(Exception):
     """Base class; the message is one line fit to show a user."""
@@ -33,19 +30,3 @@ class GateFailed(TimelyQAError):
 def is_transient(exc: BaseException) -> bool:
     """The one retry rule the flows use: only transient source failures are retried."""
     return isinstance(exc, TransientSourceError)
-
-
-def retry_after(value: str | None) -> float | None:
-    """Seconds a `Retry-After` header asks us to wait, given in seconds or as an HTTP date; None when it is absent
-    or unreadable (the caller's own backoff applies)."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeIn
 
 from timelyqa.errors import ConfigError
 from timelyqa.files import write_text
+from timelyqa.settings import problem
 from timelyqa.reasons import SNAKE
 
 MANIFEST = "manifest.json"
@@ -81,9 +82,8 @@ class Manifest(BaseModel):
         except OSError as exc:
             raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "the file"
-            raise ConfigError(f"{path}: not a timelyqa manifest: {where}: {first['msg']}") from exc
+            where, what = problem(exc)
+            raise ConfigError(f"{path}: not a timelyqa manifest: {where or 'the file'}: {what}") from exc
 
     def write(self, folder: Path) -> None:
         write_text(Path(folder) / MANIFEST, self.to_json())

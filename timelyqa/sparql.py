@@ -15,12 +15,10 @@ from SPARQLWrapper import ASK, JSON, POST, SELECT, URLENCODED, SPARQLWrapper
 from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
 from timelyqa.checks import http_url
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.http import USER_AGENT, RetryPolicy, retry_after, transient_status
 
-USER_AGENT = "timelyqa/0.1 (+https://github.com/timelyqa/timelyqa)"
 SPARQL_JSON = ("application/sparql-results+json", "application/json")
-# 429 and 5xx may pass on their own; everything else from the server is an answer about our request.
-_TRANSIENT_STATUS = frozenset({408, 425, 429})
 
 
 class SparqlEndpoint:
@@ -67,16 +65,12 @@ class SparqlEndpoint:
 
     def select(self, query: str) -> list[dict[str, str]]:
         """The solutions as {variable: lexical value}; transient failures are retried with exponential backoff."""
-        for attempt in range(self.retries + 1):
-            try:
-                answer = self._attempt(query, SELECT)
-                break
-            except TransientSourceError as exc:
-                if attempt == self.retries:
-                    tries = f"{attempt + 1} attempt" + ("s" if attempt else "")
-                    raise TransientSourceError(f"{exc} (gave up after {tries})", retry_after=exc.retry_after) from exc
-                wait = exc.retry_after if exc.retry_after is not None else self.backoff * 2**attempt
-                self._sleep(min(max(wait, 0.0), self.max_wait))
+        policy = RetryPolicy(self.retries, self.backoff, self.max_wait)
+        try:
+            answer = policy.run(lambda _: self._attempt(query, SELECT), sleep=self._sleep)
+        except TransientSourceError as exc:
+            tries = f"{policy.tries} attempt" + ("s" if self.retries else "")
+            raise TransientSourceError(f"{exc} (gave up after {tries})", retry_after=exc.retry_after) from exc
         results = answer.get("results")
         bindings = results.get("bindings") if isinstance(results, dict) else None
         if not isinstance(bindings, list):
@@ -139,7 +133,7 @@ class SparqlEndpoint:
 
     def _status_error(self, code: int, headers: Any, first_line: str) -> Exception:
         message = f"endpoint {self.url} answered HTTP {code or '?'}: {first_line}"
-        if code >= 500 or code in _TRANSIENT_STATUS:
+        if transient_status(code):
             wait = retry_after(headers.get("Retry-After")) if headers is not None else None
             return TransientSourceError(message, retry_after=wait)
         return SourceContractError(message)

@@ -72,6 +72,7 @@ def evaluate(
 ) -> None:
     """Score a model on a release: each question asked (or read from --predictions), graded by the release's grader,
     reported by config, source, level and event month."""
+    from spiders.run import crawl
     from timelyqa import evaluate as scoring
 
     with one_line_errors():
@@ -97,9 +98,9 @@ def evaluate(
                                              cache_dir=out / "llm-cache"))
             judge.preflight()
         try:
-            done = scoring.evaluate(folder, out, predictions=predictions, llm=llm, configs=config, split=split,
-                                    after=cutoff, at=at, release_name=name, revision=revision, judge_llm=judge,
-                                    variables=names, allow_hosts=allow_host or ())
+            done = scoring.evaluate(folder, out, crawl=crawl, predictions=predictions, llm=llm, configs=config,
+                                    split=split, after=cutoff, at=at, release_name=name, revision=revision,
+                                    judge_llm=judge, variables=names, allow_hosts=allow_host or ())
         finally:
             for client in (llm, judge):
                 if client is not None:

@@ -38,6 +38,7 @@ def news(
     """Questions about the Current Events Portal's events from the articles they cite on allowed outlets
     (LiveNewsBench): day pages from `--api` (en.wikipedia.org's when neither is given) or `--dump`, links fetched
     only on the outlets of `--outlets` (crawl User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
+    from spiders.run import crawl
     from timelyqa.news import llm, pipeline
     from timelyqa.news.outlets import Outlets
     from timelyqa.wikipedia.options import source_of
@@ -50,7 +51,8 @@ def news(
                                         generator=generator.value, seed=seed, archive=archive.value)
         allow = outlets or Outlets.default().source
         writer = llm.llm_news_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
-        manifest = pipeline.run(source, Path(allow), settings, out, writer=writer, archive_base=archive_base)
+        manifest = pipeline.run(source, Path(allow), settings, out, crawl=crawl, writer=writer,
+                                archive_base=archive_base)
     print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}; events in "
                f"{out / 'events.parquet'}, articles in {out / 'articles.parquet'}")

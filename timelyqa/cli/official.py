@@ -74,6 +74,7 @@ def resolve(
     is written all the same), 2 bad input (nothing is resolved)."""
     import polars as pl
 
+    from spiders.run import crawl
     from timelyqa.official.catalog import load
     from timelyqa.official.pages import PageStore
     from timelyqa.official.resolve import resolve as resolve_all
@@ -87,7 +88,7 @@ def resolve(
             console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
         if not catalog.recipes:
             raise ConfigError(f"--recipes {recipes}: no valid recipe ({len(catalog.refused)} refused)")
-        answers = resolve_all(catalog.recipes, [moment], out / "work", store=PageStore(out / "pages"),
+        answers = resolve_all(catalog.recipes, [moment], out / "work", crawl=crawl, store=PageStore(out / "pages"),
                               variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout,
                               allow_hosts=allowed, extract_seconds=extract_timeout)
         path = write_answers(answers, out)
@@ -117,6 +118,7 @@ def health_check(
     allow_host: AllowHostOption = None,
 ) -> None:
     """Check every recipe now (or at --at), add the answers to the history, and show each recipe's health."""
+    from spiders.run import crawl
     from timelyqa.official import health
     from timelyqa.official.catalog import load
 
@@ -124,7 +126,7 @@ def health_check(
         checks.out_folder(state, "--state")
         moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
         catalog = load(recipes, repaired=state / "repaired")
-        health.check(catalog.recipes, [moment], state, variables=names, allow_hosts=allowed)
+        health.check(catalog.recipes, [moment], state, crawl=crawl, variables=names, allow_hosts=allowed)
         status = health.statuses(health.history(state), broken_after=broken_after)
     table = Table(title=f"recipe health (broken after {broken_after} days failing)")
     for column in ("recipe", "days failing", "since", "reason", "broken"):
@@ -150,6 +152,7 @@ def official(
 ) -> None:
     """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live
     questions with their recipes (test); a broken recipe leaves the test split until repaired."""
+    from spiders.run import crawl
     from timelyqa.official import pipeline
 
     with one_line_errors():
@@ -157,7 +160,8 @@ def official(
         if state is not None:
             checks.out_folder(state, "--state")
         clocks = [clock_of(a) for a in at or []]
-        manifest = pipeline.run(recipes, state or out / "state", out, clocks=clocks, variables=variables(var),
+        manifest = pipeline.run(recipes, state or out / "state", out, crawl=crawl, clocks=clocks,
+                                variables=variables(var),
                                 broken_after=broken_after, allow_hosts=allowed_hosts(allow_host))
     print_questions(manifest, out)
 
@@ -206,6 +210,7 @@ def new_recipes(
     those that resolve now, and write them to a review folder (with dropped.jsonl saying why the others went)."""
     import json
 
+    from spiders.run import crawl
     from timelyqa.llm.check import models_from_env
     from timelyqa.llm.client import LLM
     from timelyqa.official.clock import today_in
@@ -226,14 +231,15 @@ def new_recipes(
         # several recipes in one reply: more room than one question needs
         llm = LLM(writer.settings.model_copy(update={"max_tokens": max(writer.settings.max_tokens, 4096)}))
         # the operator named --url: its host may be private; the drafts reach it through {site}, also named
-        page = fetch([("page", url, "auto")], out / "work" / "page", store=out / "pages",
+        page = fetch([("page", url, "auto")], out / "work" / "page", crawl=crawl, store=out / "pages",
                      named_private=named_hosts(urls=[url]))["page"]
         if page.failure is not None or page.html is None:
             raise ConfigError(f"--url {url}: {page.failure}: {page.detail}")
         drafts = draft(llm, url, topic, page.html, timezone=timezone, today=today_in(now, timezone),
                        variants=variants)
         recipes = [d for d in drafts if isinstance(d, Recipe)]
-        answers = resolve_all(recipes, [now], out / "work", store=PageStore(out / "pages"), variables={"site": site})
+        answers = resolve_all(recipes, [now], out / "work", crawl=crawl, store=PageStore(out / "pages"),
+                              variables={"site": site})
         write_answers(answers, out)
         kept: list[Recipe | Dropped] = [d for d in drafts if isinstance(d, Dropped)]
         for answer in answers:

@@ -74,6 +74,7 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
     inputs carry, so the same checkout gives the same release, byte for byte, on any day."""
     from publish.gate import Floors
     from publish.release import build_release
+    from spiders.run import crawl
     from timelyqa import clock, demo as steps
     from timelyqa.sources import ROOT, sources
 
@@ -89,7 +90,7 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
         for number, (name, spec) in enumerate(specs.items(), start=1):
             typer.echo(steps.step_header(number, total, spec))
             with one_line_errors(), progress(counted=True) as report:
-                manifest = spec.demo(out / name, report)
+                manifest = spec.demo(out / name, report, crawl=crawl)
             print_questions(manifest, out / name)
             folders.append(out / name)
         typer.echo(steps.release_header(total, total, folders, out / "release"))

@@ -30,7 +30,8 @@ import openai
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from timelyqa.errors import ConfigError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, TransientSourceError
+from timelyqa.http import RetryPolicy, asked_wait, transient_status
 from timelyqa.llm.cache import ReplyCache, cache_key
 from timelyqa.llm.settings import JsonMode, LLMSettings
 from timelyqa.reasons import Reason
@@ -257,46 +258,50 @@ class LLM:
 
     def _call(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
         s = self.settings
-        last = ""
-        for attempt in range(s.retries + 1):
-            started = time.perf_counter()
-            try:
-                raw = self._client.chat.completions.with_raw_response.create(model=s.model, messages=messages,
-                                                                             **params)
-                response = self._json(raw, "/chat/completions")
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                wait, last = s.backoff * 2**attempt, type(exc).__name__
-            except openai.AuthenticationError:
-                raise ConfigError(f"{s.base_url} refused the API key (HTTP 401)") from None
-            except openai.PermissionDeniedError:
-                raise ConfigError(f"{s.base_url} denied access with this API key (HTTP 403)") from None
-            except openai.NotFoundError as exc:
-                raise ConfigError(f"{s.base_url}: no model {s.model!r} or no chat endpoint (HTTP 404): "
-                                  f"{_one_line(str(exc.message))}") from None
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                self.usage.add(calls=1)
-                return {"content": "", "error": f"HTTP {exc.status_code}: {_one_line(str(exc.message))}",
-                        "finish_reason": "request_rejected"}
-            except openai.APIStatusError as exc:
-                if exc.status_code != 429 and exc.status_code < 500:
-                    raise ConfigError(f"{s.base_url} answered HTTP {exc.status_code}: "
-                                      f"{_one_line(str(exc.message))}") from None
-                wait = _retry_after(exc.response.headers)
-                wait = s.backoff * 2**attempt if wait is None else wait
-                last = f"HTTP {exc.status_code}"
-            else:
-                elapsed = time.perf_counter() - started
-                return self._record(response, elapsed)
-            finally:
-                self.usage.add(seconds=time.perf_counter() - started)
-            self.usage.add(calls=1)
-            if attempt == s.retries:
-                break
+        policy = RetryPolicy(s.retries, s.backoff, s.max_wait)
+
+        def retried(attempt: int, exc: TransientSourceError, wait: float) -> None:
             self.usage.add(retries=1)
-            wait = min(wait, s.max_wait)
-            log.warning("%s: %s; retry %d of %d in %.1f s", s.base_url, last, attempt + 1, s.retries, wait)
-            self._sleep(wait)
-        raise TransientSourceError(f"{s.base_url}: model {s.model!r} failed {s.retries + 1} times, last: {last}")
+            log.warning("%s: %s; retry %d of %d in %.1f s", s.base_url, exc, attempt + 1, s.retries, wait)
+
+        try:
+            return policy.run(lambda _: self._call_once(messages, params), sleep=self._sleep, on_retry=retried)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{s.base_url}: model {s.model!r} failed {policy.tries} times, last: {exc}"
+                                       ) from None
+
+    def _call_once(self, messages: list[dict[str, str]], params: dict[str, Any]) -> dict[str, Any]:
+        """One request: the reply, a `request_rejected` stand-in, TransientSourceError (its text the short cause,
+        its wait what the server asked) or ConfigError."""
+        s = self.settings
+        started = time.perf_counter()
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(model=s.model, messages=messages, **params)
+            response = self._json(raw, "/chat/completions")
+        except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            self.usage.add(calls=1)
+            raise TransientSourceError(type(exc).__name__) from None
+        except openai.AuthenticationError:
+            raise ConfigError(f"{s.base_url} refused the API key (HTTP 401)") from None
+        except openai.PermissionDeniedError:
+            raise ConfigError(f"{s.base_url} denied access with this API key (HTTP 403)") from None
+        except openai.NotFoundError as exc:
+            raise ConfigError(f"{s.base_url}: no model {s.model!r} or no chat endpoint (HTTP 404): "
+                              f"{_one_line(str(exc.message))}") from None
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            self.usage.add(calls=1)
+            return {"content": "", "error": f"HTTP {exc.status_code}: {_one_line(str(exc.message))}",
+                    "finish_reason": "request_rejected"}
+        except openai.APIStatusError as exc:
+            if not transient_status(exc.status_code):
+                raise ConfigError(f"{s.base_url} answered HTTP {exc.status_code}: "
+                                  f"{_one_line(str(exc.message))}") from None
+            self.usage.add(calls=1)
+            raise TransientSourceError(f"HTTP {exc.status_code}", retry_after=asked_wait(exc.response.headers)
+                                       ) from None
+        finally:
+            self.usage.add(seconds=time.perf_counter() - started)
+        return self._record(response, time.perf_counter() - started)
 
     def _json(self, raw: Any, path: str) -> Any:
         """The parsed body of a 200. One that is not JSON (a web server's page, a login portal) means no
@@ -346,16 +351,6 @@ def _parse(content: str, shape: type[BaseModel], finish: str | None) -> tuple[An
         errors = exc.errors()
         where = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'object'}: {e['msg']}" for e in errors[:3])
         return None, ReplyFailure.WRONG_SHAPE, f"it does not match the schema ({where})"
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a 429 or 503 asks us to wait: OpenAI's `retry-after-ms`, else `Retry-After`."""
-    if (ms := headers.get("retry-after-ms")) is not None:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    return retry_after(headers.get("retry-after"))
 
 
 def _one_line(text: str, limit: int = 300) -> str:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, field_validator
 
 from timelyqa.checks import http_url
 from timelyqa.errors import ConfigError
+from timelyqa.settings import Settings
 
 ENV_PREFIX = "TIMELYQA_LLM_"
 
@@ -24,10 +25,12 @@ class JsonMode(StrEnum):
     NONE = "none"  # no response_format at all: the prompt and validation do the work
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(Settings):
     """One model behind one OpenAI-compatible chat-completions endpoint."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    NAME: ClassVar[str] = "LLM"
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
+    REQUIRED_FROM_ENV: ClassVar[tuple[str, ...]] = ("base_url", "model")
 
     base_url: str = Field(description="the API root, e.g. http://127.0.0.1:8080/v1 or https://api.openai.com/v1")
     model: str = Field(min_length=1)
@@ -49,7 +52,7 @@ class LLMSettings(BaseModel):
     def _http(cls, url: str) -> str:
         try:
             http_url(url, "base_url")
-        except ConfigError as exc:  # pydantic reports ValueErrors; build() turns them into one ConfigError line
+        except ConfigError as exc:  # pydantic reports ValueErrors; the base turns them into one ConfigError line
             raise ValueError(str(exc).removeprefix("base_url ")) from None
         return url.rstrip("/")
 
@@ -58,34 +61,15 @@ class LLMSettings(BaseModel):
 
     @classmethod
     def build(cls, **values: Any) -> LLMSettings:
-        """Settings from keyword values, or a ConfigError in one line naming what is wrong."""
-        try:
-            return cls(**values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "settings"
-            raise ConfigError(f"LLM setting {where}: {str(first['msg']).removeprefix('Value error, ')}") from None
+        """Settings from keyword values, or a ConfigError in one line naming what is wrong (the base's `of`)."""
+        return cls.of(**values)
 
     @classmethod
-    def from_env(cls, prefix: str = ENV_PREFIX, environ: dict[str, str] | None = None, **overrides: Any
-                 ) -> LLMSettings:
-        """Settings from `{prefix}BASE_URL`, `{prefix}MODEL`, `{prefix}API_KEY`, ... with `overrides` on top.
-
-        A checker is configured apart from the writer with another prefix, e.g. `TIMELYQA_CHECK_LLM_`."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {}
-        for name in cls.model_fields:
-            raw = env.get(prefix + name.upper())
-            if raw is not None and raw != "":
-                values[name] = raw
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        missing = [name for name in ("base_url", "model") if name not in values]
-        if missing:
-            raise ConfigError(f"LLM settings need {' and '.join(prefix + m.upper() for m in missing)} "
-                              "(or the matching option)")
-        if "base_url" not in overrides or overrides["base_url"] is None:
-            http_url(str(values["base_url"]), f"LLM setting base_url ({prefix}BASE_URL)")  # names the variable
-        return cls.build(**values)
+    def check_env(cls, values: Mapping[str, Any], prefix: str, overrides: Mapping[str, Any]) -> None:
+        """A base URL read from the environment is named by its variable (the checker's has a prefix of its own,
+        e.g. `TIMELYQA_CHECK_LLM_`)."""
+        if overrides.get("base_url") is None:
+            http_url(str(values["base_url"]), f"LLM setting base_url ({prefix}BASE_URL)")
 
     def same_model(self, other: LLMSettings) -> bool:
         """True when two settings name one model: a check by it is not independent of what it checks."""

@@ -196,8 +196,9 @@ def run(source: Any, outlets: Path, settings: Settings, out: Path, *, crawl: Cra
         writer: NewsLLMWriter | None = None, archive_base: str | None = None, tuned: dict[str, Any] | None = None
         ) -> Manifest:
     """Every step in turn, as `timelyqa news` runs them: `source` is what `timelyqa.wikipedia.options.source_of`
-    gives (the MediaWiki API or an export), `outlets` the allow-list, `crawl` the crawler; the LLM writer when `writer` is given or
-    `settings.generator` is `llm` (its models then named by `TIMELYQA_LLM_*` and `TIMELYQA_CHECK_LLM_*`)."""
+    gives (the MediaWiki API or an export), `outlets` the allow-list, `crawl` the crawler; the LLM writer when
+    `writer` is given or `settings.generator` is `llm` (its models then named by `TIMELYQA_LLM_*` and
+    `TIMELYQA_CHECK_LLM_*`)."""
     out = Path(out)
     Outlets.load(outlets)  # a bad allow-list stops the run before any request
     if settings.generator == "llm" and writer is None:

@@ -28,9 +28,9 @@ from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.news.frames import EVENT_SCHEMA, event_id
 from timelyqa.reasons import Reason
 from timelyqa.stages import Dropped
-from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import DumpReader, ReadReject, check_dump
-from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, render
+from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.dump import DumpReader, ReadReject, check_dump
+from timelyqa.mediawiki.wikitext import FILE_NAMESPACES, normal_name, render
 
 PREFIX = "Portal:Current events/"
 PORTAL_NAMESPACE = 100
@@ -104,7 +104,8 @@ def days_of(start: date, end: date) -> list[date]:
 
 
 Source = Path | ApiSettings | MediaWikiAPI
-"""What `options.source_of` returns (an export file or API settings), or a client shared across calls."""
+"""What `timelyqa.mediawiki.wiki.source_of` returns (an export file or API settings), or a client shared across
+calls."""
 
 
 def read_events(source: Source, start: date, end: date) -> Events:

@@ -13,7 +13,7 @@ from timelyqa.news.questions import ArticleCheckReject, TemplateReject
 from timelyqa.news.record import NewsRecord
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
 from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
-from timelyqa.wikipedia.dump import ReadReject
+from timelyqa.mediawiki.dump import ReadReject
 
 DEMO = ("data/demo/news/portal.xml", "data/demo/news/outlets.yaml")
 """The bundled archive: the portal's day pages as an export, and the allow-list; the outlets' pages are in

@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from timelyqa.errors import ConfigError
 from timelyqa.official.clock import parse_at
+from timelyqa.settings import problem
 
 
 def _clock(text: str) -> str:
@@ -38,8 +39,8 @@ class Bundle(BaseModel):
         except (OSError, yaml.YAMLError) as exc:
             raise ConfigError(f"{path}: {' '.join(str(exc).split())}") from None
         except ValidationError as exc:
-            first = exc.errors()[0]
-            raise ConfigError(f"{path}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+            where, what = problem(exc)
+            raise ConfigError(f"{path}: {where or 'bundle'}: {what}") from None
 
     def at(self) -> list[datetime]:
         return [parse_at(c) for c in self.clocks]

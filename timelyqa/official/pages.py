@@ -173,10 +173,10 @@ def read_fetches(folder: Path, store: Path | None = None) -> dict[str, Fetched]:
 
 def fetch(requests: Sequence[tuple[str, str, str]], out: Path, *, crawl: Crawl, store: Path, fresh: bool = True,
           page_timeout: float = 30.0, named_private: Iterable[str] = ()) -> dict[str, Fetched]:
-    """Fetch every (key, url, render) in one crawl through `crawl` (the crawler's port); every key's row. A page that failed comes
-    back with its failure, even when every site was down (not an exception); SourceContractError only when the
-    crawl wrote no fetches at all. `fresh` (the default: a live answer must be live) bypasses the HTTP cache and
-    forgets the journal of any crawl killed earlier in `out`; without it a killed crawl resumes.
+    """Fetch every (key, url, render) in one crawl through `crawl` (the crawler's port); every key's row. A page
+    that failed comes back with its failure, even when every site was down (not an exception); SourceContractError
+    only when the crawl wrote no fetches at all. `fresh` (the default: a live answer must be live) bypasses the HTTP
+    cache and forgets the journal of any crawl killed earlier in `out`; without it a killed crawl resumes.
 
     Each request, and its redirects, may reach its own URL's host:port only. `named_private` holds the hosts the
     operator named (`host:port`, or `host` for any port: timelyqa.official.origin.named_hosts), which alone may be

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from timelyqa import clock
 from timelyqa.errors import ConfigError
+from timelyqa.settings import Settings as BaseSettings
 from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
 from timelyqa.crawling import Crawl
@@ -47,10 +48,9 @@ DRAFT_SCHEMA = pl.Schema({**CANDIDATE_SCHEMA, "question": pl.String(), "answer":
                           "generator": pl.String(), "verification": pl.String()})
 
 
-class Settings(BaseModel):
-    """What shapes the questions besides the crawl; recorded in the manifest."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Settings(BaseSettings):
+    """What shapes the questions besides the crawl; recorded in the manifest.
+    A wrong value is a one-line ConfigError."""
 
     domain: str = Field(default="other", description=f"one of {', '.join(DOMAINS)} (WebWalkerQA's four, or other)")
     language: str = "en"

@@ -1,5 +1,5 @@
 """The Wikidata Action API for the incremental mode: which entities changed in a window, and an entity's JSON at a
-revision, at a moment or now, all through the polite MediaWiki client (timelyqa/wikipedia/apiclient.py).
+revision, at a moment or now, all through the polite MediaWiki client (timelyqa/mediawiki/client.py).
 
 - `list=recentchanges` (items and properties, namespaces 0 and 120) gives the edits after T0 up to T1; the
   first edit's `old_revid` is the revision current at T0 (0: created in the window), the last edit's `revid`
@@ -12,7 +12,7 @@ revision, at a moment or now, all through the polite MediaWiki client (timelyqa/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from timelyqa.errors import ConfigError, SourceContractError
-from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
 
 ENV_PREFIX = "TIMELYQA_WIKIDATA_API_"
 DEFAULT_ENDPOINT = "https://www.wikidata.org/w/api.php"
@@ -38,12 +38,8 @@ class WikidataApiSettings(ApiSettings):
     """The Wikidata Action API and how politely to use it; the same rules as the Wikipedia client's."""
 
     NAME: ClassVar[str] = "Wikidata API"
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
     endpoint: str = Field(default=DEFAULT_ENDPOINT, description="Wikidata's api.php URL")
-
-    @classmethod
-    def from_env(cls, prefix: str = ENV_PREFIX, environ: Mapping[str, str] | None = None, **overrides: Any
-                 ) -> WikidataApiSettings:
-        return super().from_env(prefix, environ, **overrides)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)

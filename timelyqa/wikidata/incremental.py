@@ -37,7 +37,7 @@ from timelyqa.wikidata.rdf import WDT, entity_ntriples
 from timelyqa.wikidata.source import SOURCE
 from timelyqa.wikidata.statements import english, english_aliases, read_statements, read_truthy
 from timelyqa.wikidata.values import ENTITY_IRI, Kind, kind_of, rdf_term
-from timelyqa.wikipedia.apiclient import MediaWikiAPI
+from timelyqa.mediawiki.client import MediaWikiAPI
 
 DEFAULT_SPARQL = "https://query.wikidata.org/sparql"
 SUBJECT_KEYS_PER_QUERY = 20

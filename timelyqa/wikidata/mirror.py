@@ -18,21 +18,22 @@ are written before their sums, so a listed file is a finished one.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 from urllib.parse import urljoin, urlsplit
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.http import RetryPolicy, retry_after, transient_status
+from timelyqa.settings import Settings
 from timelyqa.useragent import wikimedia_user_agent
 
 DEFAULT_MIRROR = "https://dumps.wikimedia.org/wikidatawiki/entities/"
@@ -43,16 +44,17 @@ SUMS = (("sha1", "sha1sums"), ("md5", "md5sums"))
 """The checksum files a run folder publishes, strongest first."""
 CHUNK = 1 << 20
 _FOLDER = re.compile(r'href="(?:\./)?(\d{8})/?"')
-_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 Progress = Callable[[str, int, int], None]
 """Called with (file name, bytes on disk, bytes in all) as a dump downloads."""
 
 
-class MirrorSettings(BaseModel):
+class MirrorSettings(Settings):
     """Where the dumps come from, where they are kept, and how politely they are fetched."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    NAME: ClassVar[str] = "dump mirror"
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
+    REQUIRED_FROM_ENV: ClassVar[tuple[str, ...]] = ("user_agent",)
 
     url: str = Field(default=DEFAULT_MIRROR, description="the mirror's wikidatawiki/entities/ folder")
     cache: Path = Field(default=DEFAULT_CACHE, description="where fetched dumps are kept, in the mirror's layout")
@@ -62,15 +64,6 @@ class MirrorSettings(BaseModel):
     retries: int = Field(default=5, ge=0, le=50, description="extra tries after a cut connection or a busy mirror")
     backoff: float = Field(default=2.0, ge=0, description="seconds before the first retry; doubles")
     max_wait: float = Field(default=300.0, ge=0, description="the longest wait honoured, Retry-After included")
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "settings"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"dump mirror setting {where}: {message}") from None
 
     @field_validator("url")
     @classmethod
@@ -86,16 +79,9 @@ class MirrorSettings(BaseModel):
         return wikimedia_user_agent(agent)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> MirrorSettings:
-        """Settings from `TIMELYQA_WIKIDATA_MIRROR_URL`, `..._CACHE`, `..._USER_AGENT`, ..., `overrides` on top."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {name: env[ENV_PREFIX + name.upper()] for name in cls.model_fields
-                                  if env.get(ENV_PREFIX + name.upper())}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if "user_agent" not in values:
-            raise ConfigError(f"the dump mirror needs {ENV_PREFIX}USER_AGENT: a client name with contact details, "
-                              "per Wikimedia's User-Agent policy")
-        return cls(**values)
+    def missing(cls, names: list[str], prefix: str) -> ConfigError:
+        return ConfigError(f"the dump mirror needs {prefix}USER_AGENT: a client name with contact details, "
+                           "per Wikimedia's User-Agent policy")
 
 
 @dataclass(frozen=True)
@@ -134,6 +120,7 @@ class Mirror:
                  progress: Progress | None = None) -> None:
         self.settings = settings
         self._sleep, self._progress = sleep, progress
+        self._policy = RetryPolicy(settings.retries, settings.backoff, settings.max_wait)
         # One connection: the mirror gets one request at a time from this client, never a parallel download.
         # Bytes as stored (identity): the checksums are of the file, not of a transfer encoding.
         self._http = httpx.Client(headers={"User-Agent": settings.user_agent, "Accept-Encoding": "identity"},
@@ -220,58 +207,58 @@ class Mirror:
 
     def _fetch(self, dump: Dump, part: Path) -> str:
         """Bring `part` to the whole file, resuming after each cut; the hex digest of what is on disk."""
-        for attempt in range(self.settings.retries + 1):
-            hasher = hashlib.new(dump.algorithm)
-            have = _hash_into(hasher, part) if part.exists() else 0
-            try:
-                with self._http.stream("GET", dump.url, headers={"Range": f"bytes={have}-"} if have else {}) as r:
-                    if r.status_code == 416 and have:  # the .part already holds every byte
-                        return hasher.hexdigest()
-                    self._check(r, dump.url)
-                    total = _total(r, have)
-                    if r.status_code == 206 and not _resumes_at(r, have):
-                        part.unlink()
-                        raise TransientSourceError(f"answered a range that does not start at byte {have}")
-                    if r.status_code == 200:  # no range asked, or the mirror ignored it: the whole file comes
-                        hasher, have = hashlib.new(dump.algorithm), 0
-                    with part.open("ab" if have else "wb") as f:
-                        for chunk in r.iter_raw():  # as it arrives: a cut keeps every byte that came
-                            f.write(chunk)
-                            hasher.update(chunk)
-                            have += len(chunk)
-                            if self._progress:
-                                self._progress(dump.name, have, total)
-                return hasher.hexdigest()
-            except (httpx.TransportError, TransientSourceError) as exc:
-                if attempt == self.settings.retries:
-                    raise TransientSourceError(f"{dump.url}: {exc}; {part} keeps what arrived, the next run resumes "
-                                               "from it") from None
-                wait = exc.retry_after if isinstance(exc, TransientSourceError) else None
-                self._sleep(min(wait if wait is not None else self.settings.backoff * 2 ** attempt,
-                                self.settings.max_wait))
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._policy.run(lambda _: self._fetch_once(dump, part), sleep=self._sleep)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{dump.url}: {exc}; {part} keeps what arrived, the next run resumes "
+                                       "from it") from None
+
+    def _fetch_once(self, dump: Dump, part: Path) -> str:
+        hasher = hashlib.new(dump.algorithm)
+        have = _hash_into(hasher, part) if part.exists() else 0
+        try:
+            with self._http.stream("GET", dump.url, headers={"Range": f"bytes={have}-"} if have else {}) as r:
+                if r.status_code == 416 and have:  # the .part already holds every byte
+                    return hasher.hexdigest()
+                self._check(r, dump.url)
+                total = _total(r, have)
+                if r.status_code == 206 and not _resumes_at(r, have):
+                    part.unlink()
+                    raise TransientSourceError(f"answered a range that does not start at byte {have}")
+                if r.status_code == 200:  # no range asked, or the mirror ignored it: the whole file comes
+                    hasher, have = hashlib.new(dump.algorithm), 0
+                with part.open("ab" if have else "wb") as f:
+                    for chunk in r.iter_raw():  # as it arrives: a cut keeps every byte that came
+                        f.write(chunk)
+                        hasher.update(chunk)
+                        have += len(chunk)
+                        if self._progress:
+                            self._progress(dump.name, have, total)
+            return hasher.hexdigest()
+        except httpx.TransportError as exc:
+            raise TransientSourceError(str(exc)) from exc
 
     def _get(self, url: str, *, missing_ok: bool = False) -> httpx.Response | None:
-        for attempt in range(self.settings.retries + 1):
-            try:
-                response = self._http.get(url)
-                if missing_ok and response.status_code == 404:
-                    return None
-                self._check(response, url)
-                return response
-            except (httpx.TransportError, TransientSourceError) as exc:
-                if attempt == self.settings.retries:
-                    raise TransientSourceError(f"{url}: {exc}") from None
-                wait = exc.retry_after if isinstance(exc, TransientSourceError) else None
-                self._sleep(min(wait if wait is not None else self.settings.backoff * 2 ** attempt,
-                                self.settings.max_wait))
-        raise AssertionError("unreachable")  # pragma: no cover
+        try:
+            return self._policy.run(lambda _: self._get_once(url, missing_ok), sleep=self._sleep)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{url}: {exc}") from None
+
+    def _get_once(self, url: str, missing_ok: bool) -> httpx.Response | None:
+        try:
+            response = self._http.get(url)
+        except httpx.TransportError as exc:
+            raise TransientSourceError(str(exc)) from exc
+        if missing_ok and response.status_code == 404:
+            return None
+        self._check(response, url)
+        return response
 
     @staticmethod
     def _check(response: httpx.Response, url: str) -> None:
         if response.status_code in (200, 206):
             return
-        if response.status_code in _RETRY_STATUS:
+        if transient_status(response.status_code):
             raise TransientSourceError(f"{url}: HTTP {response.status_code}",
                                        retry_after=retry_after(response.headers.get("Retry-After")))
         raise ConfigError(f"{url}: HTTP {response.status_code} (is the mirror URL right?)")

@@ -13,10 +13,11 @@ from datetime import date, datetime
 from pathlib import Path
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from timelyqa.errors import ConfigError
 from timelyqa.crawling import Crawl
+from timelyqa.settings import Settings as BaseSettings
 from timelyqa.manifest import Input, Manifest
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
@@ -33,10 +34,9 @@ from timelyqa.wikidata.source import SOURCE
 Progress = snapshot.Progress
 
 
-class Settings(BaseModel):
-    """What shapes a run's output besides its inputs; recorded in the manifest."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class Settings(BaseSettings):
+    """What shapes a run's output besides its inputs; recorded in the manifest.
+    A wrong value is a one-line ConfigError."""
 
     seed: int = 0
     max_anchors: int | None = Field(default=None, ge=1, description="sample this many anchors (seeded)")

@@ -76,7 +76,8 @@ def recheck_released(rows: pl.DataFrame, workdir: Path, *, endpoint: str | None,
     the new snapshot's N-Triples); counts `rechecked` and `still_true`, rejects the rest, and writes the ids that
     hold to `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions). The incremental mode calls
     it with its own endpoint."""
-    ledger = StageWriter(sources.get("wikidata"), workdir.parent, work=workdir)  # by name: the entry imports this module
+    # The entry is found by name: it imports this module's reasons, so this module never imports it.
+    ledger = StageWriter(sources.get("wikidata"), workdir.parent, work=workdir)
     with ledger.timed("refresh"), ExitStack() as stack:
         if endpoint is None:
             if rdf is None:

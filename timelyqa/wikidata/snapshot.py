@@ -222,9 +222,11 @@ Reject = Callable[[str, "LineReject | StatementReject | ValueReject", str], None
 
 
 def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progress: Progress | None = None,
-                  buckets: int = 1) -> SnapshotInfo:
+                  buckets: int = 1, reader: DumpReader | None = None,
+                  entity_triples: list[int] | None = None) -> SnapshotInfo:
     """Stream `dump` into `folder`: triples.parquet (a folder of `buckets` files), triple_rows, entities.parquet,
-    info.json (and rdf.nt); each bad line or statement goes to `reject`."""
+    info.json (and rdf.nt); each bad line or statement goes to `reject`. `reader` reads a part of the dump instead
+    of all of it (timelyqa.wikidata.reader); `entity_triples`, when given, gets each entity's truthy triples."""
     folder.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     info = SnapshotInfo(path=str(dump), buckets=buckets)
@@ -233,7 +235,7 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progre
     bad: Counter[str] = Counter()
     newest: datetime | None = None
     nt = (folder / "rdf.nt").open("w", encoding="utf-8") if rdf else None
-    reader = DumpReader(dump)
+    reader = reader or DumpReader(dump)
     s_col, p_col, o_col, k_col = (triples.cols[c] for c in ("s", "p", "o", "kind"))
     try:
         for item in reader:
@@ -269,6 +271,8 @@ def read_snapshot(dump: Path, folder: Path, *, rdf: bool, reject: Reject, progre
             info.entities += 1
             info.statements += n_statements
             info.truthy_triples += n_truthy
+            if entity_triples is not None:
+                entity_triples.append(n_truthy)
             info.other_snaks += other_snaks
             if es is not None and nt is not None:
                 nt.write(entity_ntriples(item["id"], label, aliases, es))

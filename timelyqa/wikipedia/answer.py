@@ -18,7 +18,8 @@ from typing import Protocol
 from timelyqa.errors import ConfigError
 from timelyqa.names import current_name
 from timelyqa.stages import Dropped
-from timelyqa.wikipedia.dump import DumpReader
+from timelyqa.mediawiki.dump import DumpReader
+from timelyqa.mediawiki.revisions import Source, revision_at
 from timelyqa.wikipedia.infobox import PARSER, parse_infobox
 from timelyqa.wikipedia.typed import Value
 
@@ -120,3 +121,15 @@ def values_on(dump: Path, rules: Sequence[Rule], moments: Sequence[datetime], *,
             if stood_on is not None:
                 stood_on[rule] = [None if rev is None else (rev.id, rev.timestamp) for rev in best]
     return answers, reader.rejected
+
+
+def answer_at(source: Source, rule: Rule, when: datetime) -> str | None:
+    """A released question's answer on any date, from the live wiki (`answers_on` does it from a dump)."""
+    read = read_at(source, rule, when)
+    return None if read is None else read.text
+
+
+def read_at(source: Source, rule: Rule, when: datetime) -> Value | None:
+    """The same answer as the renderer read it: its text and the kind of answer its markup makes."""
+    rev = revision_at(source, rule.page_id if rule.page_id is not None else rule.page, when)
+    return None if rev is None else read_in(rev.text, rule.key)

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from timelyqa.errors import ConfigError
 from timelyqa.wikipedia.changes import State
-from timelyqa.wikipedia.dump import Page, Revision
+from timelyqa.mediawiki.dump import Page, Revision
 from timelyqa.wikipedia.infobox import Infobox, parse_infobox
 
 

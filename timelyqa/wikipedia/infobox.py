@@ -9,7 +9,7 @@ import mwparserfromhell
 from mwparserfromhell.nodes import Tag, Template, Wikilink
 from mwparserfromhell.wikicode import Wikicode
 
-from timelyqa.wikipedia.render import FILE_NAMESPACES, normal_name, render, strip_refs, template_name, tidy
+from timelyqa.mediawiki.wikitext import FILE_NAMESPACES, normal_name, render, strip_refs, template_name, tidy
 from timelyqa.wikipedia.typed import Value, read
 
 PARSER = "wikipedia_infobox_parser_v1"

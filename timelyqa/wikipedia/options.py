@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from timelyqa.errors import ConfigError
-from timelyqa.wikipedia.apiclient import ApiSettings
+from timelyqa.mediawiki.wiki import Wiki as Source, source_of  # noqa: F401 (the run's source, named here too)
+from timelyqa.settings import Settings as BaseSettings
 from timelyqa.wikipedia.labels import DOMAIN_CAP, HORIZON
 
 MAX_HORIZON_DAYS = 366
 """The longest horizon: it asks whether an answer moves soon after the window (DailyQA watches a week); past a year
 `frequent_update` says nothing of a weekly benchmark, and the window's end plus it must stay a date."""
 
-Source = Path | ApiSettings
-"""A MediaWiki XML export or dump with revision history, or the Action API of a live wiki."""
 
+class Settings(BaseSettings):
+    """What shapes a run's output besides its pages; recorded in the manifest. `of` (a flow's and the CLI's way)
+    turns a wrong value into a one-line ConfigError; built in code, a model's ValidationError says what is wrong."""
 
-class Settings(BaseModel):
-    """What shapes a run's output besides its pages; recorded in the manifest."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    CHECKED_IN_CODE: ClassVar[bool] = False
 
     start: datetime
     end: datetime
@@ -45,29 +43,9 @@ class Settings(BaseModel):
                              "the end")
         return self
 
-    @classmethod
-    def of(cls, **values: object) -> Settings:
-        """Settings from loose values (a flow's parameters); a wrong one is a ConfigError naming it, in one line."""
-        try:
-            return cls.model_validate(values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            message = first["msg"].removeprefix("Value error, ")
-            raise ConfigError(f"setting {where} {values.get(where)!r}: {message}" if where else message) from None
-
     @property
     def horizon(self) -> timedelta:
         return timedelta(days=self.horizon_days)
-
-
-def source_of(dump: str | Path | None, api: str | None, user_agent: str | None = None) -> Source:
-    """The pages' source from the two ways to name one: a dump file or an API URL, exactly one of them."""
-    if (dump is None) == (api is None):
-        raise ConfigError("give one of --dump FILE or --api URL (a MediaWiki XML export, or a wiki's api.php)")
-    if dump is not None:
-        return Path(dump)
-    return ApiSettings.from_env(endpoint=api, user_agent=user_agent)
 
 
 def parse_moment(text: str, option: str, *, end_of_day: bool = False) -> datetime:

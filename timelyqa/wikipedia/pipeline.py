@@ -31,11 +31,11 @@ from timelyqa.wikipedia import gate as infobox_gate
 from timelyqa.wikipedia import labels, typed
 from timelyqa.answers import unit_phrase
 from timelyqa.wikipedia.answer import Rule, read_in
-from timelyqa.wikipedia.api import ApiReader
-from timelyqa.wikipedia.apiclient import ApiSettings
+from timelyqa.mediawiki.revisions import ApiReader
+from timelyqa.mediawiki.client import ApiSettings
 from timelyqa.wikipedia.changes import page_changes
-from timelyqa.wikipedia.dump import DumpReader, check_dump
-from timelyqa.wikipedia.export import write_export
+from timelyqa.mediawiki.dump import DumpReader, check_dump
+from timelyqa.mediawiki.export import write_export
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source

@@ -25,8 +25,8 @@ from timelyqa.reasons import Reason
 from timelyqa.released import RECHECKED, write_rechecked
 from timelyqa.stages import Dropped, StageWriter
 from timelyqa.wikipedia.answer import Rule, answers_on
-from timelyqa.wikipedia.api import PageUnavailable, revision_at
-from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.revisions import PageUnavailable, revision_at
+from timelyqa.mediawiki.client import ApiError, ApiSettings, MediaWikiAPI
 from timelyqa.wikipedia.infobox import parse_infobox
 from timelyqa.wikipedia.options import Source
 
@@ -145,7 +145,8 @@ def recheck_released(rows: pl.DataFrame, source: Source, workdir: Path, when: da
     """The stage `refresh` of a run: the released rows asked of the week's input at `when`; counts `rechecked`
     (rows given a verdict), `still_true` and `not_rechecked`, rejects the rest, and writes the ids that hold to
     `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions)."""
-    ledger = StageWriter(sources.get("wikipedia"), workdir.parent, work=workdir)  # by name: the entry imports this module
+    # The entry is found by name: it imports this module's reasons, so this module never imports it.
+    ledger = StageWriter(sources.get("wikipedia"), workdir.parent, work=workdir)
     with ledger.timed("refresh"):
         holds, dropped, unchecked, usage = recheck(rows, source, when) if rows.height else ([], [], 0, {})
         ledger.reject_all(dropped)

@@ -20,10 +20,10 @@ from timelyqa.record import RECORD_SCHEMA
 from timelyqa.sources import get
 from timelyqa.stages import Dropped, Rejects
 from timelyqa.wikipedia import typed
-from timelyqa.wikipedia.answer import Rule, values_on
-from timelyqa.wikipedia.api import PageUnavailable, read_at
-from timelyqa.wikipedia.apiclient import ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import ReadReject, check_dump
+from timelyqa.wikipedia.answer import Rule, read_at, values_on
+from timelyqa.mediawiki.revisions import PageUnavailable
+from timelyqa.mediawiki.client import ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.dump import ReadReject, check_dump
 
 ANSWERS_SCHEMA = pl.Schema({
     "id": pl.String(), "question": pl.String(), "date": pl.Datetime("us", "UTC"), "answer": pl.String(),

@@ -12,7 +12,7 @@ from timelyqa.record import WikipediaRecord
 from timelyqa.sources import Card, Deployment, GroupKey, SourceSpec, Stage
 from timelyqa.wikipedia.changes import Drop
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
-from timelyqa.wikipedia.dump import ReadReject
+from timelyqa.mediawiki.dump import ReadReject
 from timelyqa.wikipedia.gate import InfoboxGateReject
 from timelyqa.wikipedia.labels import LabelReject
 from timelyqa.wikipedia.questions import Reject

@@ -21,8 +21,8 @@ from mwparserfromhell.wikicode import Wikicode
 from timelyqa import answers
 from timelyqa.answers import NotTyped, Typed
 from timelyqa.record import AnswerType, AnswerValue
-from timelyqa.wikipedia.render import (DATE_TEMPLATES, FILE_NAMESPACES, FIRST, LISTS, SECOND, UNITS, node_text,
-                                       positional, render, strip_refs, template_name, text_date, tidy)
+from timelyqa.mediawiki.wikitext import (DATE_TEMPLATES, FILE_NAMESPACES, FIRST, LISTS, SECOND, UNITS, node_text,
+                                         positional, render, strip_refs, template_name, text_date, tidy)
 
 _ISO = re.compile(r"\d{4}(?:-\d{2}){0,2}")
 _DATED = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")  # a date written out: with its month at least, never a bare year

@@ -19,7 +19,6 @@ one page or the run); SourceContractError for an answer that is not JSON; Config
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import Counter
@@ -29,9 +28,11 @@ from urllib.parse import urlsplit
 
 import httpx
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, field_validator
 
-from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError, retry_after
+from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
+from timelyqa.http import RetryPolicy, retry_after, transient_status
+from timelyqa.settings import Settings
 from timelyqa.useragent import wikimedia_user_agent
 
 log = logging.getLogger(__name__)
@@ -39,19 +40,19 @@ log = logging.getLogger(__name__)
 ENV_PREFIX = "TIMELYQA_WIKIPEDIA_API_"
 MAX_CONCURRENCY = 3
 """Wikimedia's limit on parallel requests from one client."""
-_RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 _RETRY_CODES = frozenset({"maxlag"})
 _UNREACHABLE = (httpx.ConnectError, httpx.ConnectTimeout)
 _MAXLAG_WAIT = 5.0
 """MediaWiki's own advice: after a maxlag error wait at least five seconds."""
 
 
-class ApiSettings(BaseModel):
+class ApiSettings(Settings):
     """One wiki's Action API and how politely to use it; any wrong value is a one-line ConfigError."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
     NAME: ClassVar[str] = "Wikipedia API"
     """How messages name the API: a subclass for another wiki (Wikidata) says its own name."""
+    ENV_PREFIX: ClassVar[str] = ENV_PREFIX
+    REQUIRED_FROM_ENV: ClassVar[tuple[str, ...]] = ("user_agent",)
 
     endpoint: str = Field(default="https://en.wikipedia.org/w/api.php", description="the wiki's api.php URL")
     user_agent: str = Field(description="who is asking and how to reach them, e.g. "
@@ -62,15 +63,6 @@ class ApiSettings(BaseModel):
     retries: int = Field(default=5, ge=0, le=20, description="extra tries after a transient failure")
     backoff: float = Field(default=1.0, ge=0, description="seconds before the first retry without Retry-After; doubles")
     max_wait: float = Field(default=120.0, ge=0, description="the longest wait honoured, Retry-After included")
-
-    def __init__(self, **values: Any) -> None:
-        try:
-            super().__init__(**values)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "settings"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ConfigError(f"{type(self).NAME} setting {where}: {message}") from None
 
     @field_validator("endpoint")
     @classmethod
@@ -97,17 +89,9 @@ class ApiSettings(BaseModel):
         return urlsplit(self.endpoint).netloc
 
     @classmethod
-    def from_env(cls, prefix: str = ENV_PREFIX, environ: Mapping[str, str] | None = None, **overrides: Any
-                 ) -> ApiSettings:
-        """Settings from `{prefix}ENDPOINT`, `{prefix}USER_AGENT`, `{prefix}CONCURRENCY`, ..., `overrides` on top."""
-        env = os.environ if environ is None else environ
-        values: dict[str, Any] = {name: env[prefix + name.upper()] for name in cls.model_fields
-                                  if env.get(prefix + name.upper())}
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        if "user_agent" not in values:
-            raise ConfigError(f"the {cls.NAME} needs {prefix}USER_AGENT (or the matching option): a client name "
-                              "with contact details, per Wikimedia's User-Agent policy")
-        return cls(**values)
+    def missing(cls, names: list[str], prefix: str) -> ConfigError:
+        return ConfigError(f"the {cls.NAME} needs {prefix}USER_AGENT (or the matching option): a client name "
+                           "with contact details, per Wikimedia's User-Agent policy")
 
 
 class ApiError(SourceContractError):
@@ -130,6 +114,7 @@ class MediaWikiAPI:
         self._gate = threading.BoundedSemaphore(settings.concurrency)
         self._lock = threading.Lock()
         self._resume_at = 0.0
+        self._policy = RetryPolicy(settings.retries, settings.backoff, settings.max_wait)
         n = settings.concurrency
         self._http = httpx.Client(headers={"User-Agent": settings.user_agent, "Accept": "application/json"},
                                   timeout=settings.timeout, follow_redirects=False, transport=transport,
@@ -196,36 +181,37 @@ class MediaWikiAPI:
         query = {**params, **api, "maxlag": str(s.maxlag)}
         url = s.endpoint if path is None else f"{urlsplit(s.endpoint).scheme}://{s.host}{path}"
         what = _summary(params)
-        last, wait = "", None
-        for attempt in range(s.retries + 1):
+
+        def once(_: int) -> dict[str, Any]:
             with self._gate:
                 self._wait_turn()  # after the slot is ours: a wait ordered meanwhile still holds this request
                 try:
                     response = self._http.get(url, params=query)
                 except httpx.TransportError as exc:
-                    response, last, wait = None, f"{type(exc).__name__}: {exc}".strip(": "), None
+                    last = f"{type(exc).__name__}: {exc}".strip(": ")
                     if at_start and isinstance(exc, _UNREACHABLE):
                         raise ConfigError(f"{s.endpoint}: no MediaWiki API answers ({last})") from None
+                    raise TransientSourceError(last) from None
                 finally:
                     self._count(requests=1)
-            if response is not None:
-                data, last, wait = self._answer(response)
-                if data is not None:
-                    return data
-            if attempt == s.retries:
-                break
-            wait = min(s.backoff * 2**attempt if wait is None else wait, s.max_wait)
-            self._count(retries=1)
-            log.warning("%s %s: %s; retry %d of %d in %.1f s", s.host, what, last, attempt + 1, s.retries, wait)
-            self._hold(wait)
-        raise TransientSourceError(f"{s.endpoint} {what}: failed {s.retries + 1} times, last: {last}",
-                                   retry_after=wait)
+            return self._answer(response)
 
-    def _answer(self, response: httpx.Response) -> tuple[dict[str, Any] | None, str, float | None]:
-        """(data, "", None) for an answer; (None, why, wait) for a failure worth retrying; raises for the rest."""
+        def retried(attempt: int, exc: TransientSourceError, wait: float) -> None:
+            self._count(retries=1)
+            log.warning("%s %s: %s; retry %d of %d in %.1f s", s.host, what, exc, attempt + 1, s.retries, wait)
+
+        try:  # the wait holds every thread of the run, not only the one that was told
+            return self._policy.run(once, sleep=self._hold, on_retry=retried)
+        except TransientSourceError as exc:
+            raise TransientSourceError(f"{s.endpoint} {what}: failed {s.retries + 1} times, last: {exc}",
+                                       retry_after=exc.retry_after) from None
+
+    def _answer(self, response: httpx.Response) -> dict[str, Any]:
+        """The answer's JSON; TransientSourceError (why, and the wait asked) for a failure worth retrying; raises
+        the vocabulary's other errors for the rest."""
         url, status = str(response.request.url), response.status_code
-        if status in _RETRY_STATUS:
-            return None, f"HTTP {status}", retry_after(response.headers.get("retry-after"))
+        if transient_status(status):
+            raise TransientSourceError(f"HTTP {status}", retry_after=retry_after(response.headers.get("retry-after")))
         if 300 <= status < 400:
             raise ConfigError(f"{url} redirects (HTTP {status}) to {response.headers.get('location')!r}; only "
                               f"{self.settings.endpoint} is requested: configure the endpoint it moved to")
@@ -246,9 +232,10 @@ class MediaWikiAPI:
             info = _one_line(str(error.get("info", "")) if isinstance(error, dict) else str(error))
             if code in _RETRY_CODES:
                 wait = retry_after(response.headers.get("retry-after"))
-                return None, f"{code} ({info})", max(_MAXLAG_WAIT, wait if wait is not None else 0.0)
+                raise TransientSourceError(f"{code} ({info})",
+                                           retry_after=max(_MAXLAG_WAIT, wait if wait is not None else 0.0))
             raise ApiError(code, info, url)
-        return data, "", None
+        return data
 
     def _wait_turn(self) -> None:
         """Before any request: sit out what remains of a wait the wiki asked of this client."""

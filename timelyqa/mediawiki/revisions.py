@@ -1,12 +1,12 @@
-"""The live Wikipedia source: pages changed in a window and their revision histories, from the MediaWiki Action API.
+"""A wiki's pages changed in a window and their revision histories, from the MediaWiki Action API.
 
 DailyQA's collection: `list=recentchanges` names the main-namespace pages edited or created in the
 window; `prop=revisions` (`rvslots=main`) gives each one's revision at or before the window's start
 and every revision after it up to the window's end plus the horizon. They come out as dump.py's
 `Page` and `Revision`, so that history.py and the pipeline read the API and a dump alike; a page the
 API cannot give is kept in `rejected` with its reason, as `DumpReader` keeps what a dump cannot.
-`revision_at` and `answer_at` answer a question on any date from the last revision at or before it,
-as DailyQA's answer script does.
+`revision_at` gives the last revision at or before any date, as DailyQA's answer script reads it
+(`timelyqa.wikipedia.answer.answer_at` answers a question from it).
 
 Wikimedia wikis keep recent changes for 30 days only: an older window needs a dump, and `ApiReader`
 says so before any work.
@@ -25,12 +25,9 @@ from typing import Any
 
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.stages import Dropped
-from timelyqa.wikipedia.answer import Rule, read_in
-from timelyqa.wikipedia.apiclient import ApiError, ApiSettings, MediaWikiAPI
-from timelyqa.wikipedia.dump import Page, ReadReject, Revision
-from timelyqa.wikipedia.exportxml import MAX_REVISION_CHARS
-from timelyqa.wikipedia.labels import HORIZON
-from timelyqa.wikipedia.typed import Value
+from timelyqa.mediawiki.client import ApiError, ApiSettings, MediaWikiAPI
+from timelyqa.mediawiki.dump import Page, ReadReject, Revision
+from timelyqa.mediawiki.exportxml import MAX_REVISION_CHARS
 
 REVISIONS = {"prop": "revisions", "rvprop": "ids|timestamp|content|sha1", "rvslots": "main"}
 _TIME = "%Y-%m-%dT%H:%M:%SZ"
@@ -119,19 +116,7 @@ def revision_at(source: Source, page: int | str, when: datetime, *, gone_ok: boo
             raise
 
 
-def answer_at(source: Source, rule: Rule, when: datetime) -> str | None:
-    """A released question's answer on any date, from the live wiki (answer.answers_on does it from a dump)."""
-    read = read_at(source, rule, when)
-    return None if read is None else read.text
-
-
-def read_at(source: Source, rule: Rule, when: datetime) -> Value | None:
-    """The same answer as the renderer read it: its text and the kind of answer its markup makes."""
-    rev = revision_at(source, rule.page_id if rule.page_id is not None else rule.page, when)
-    return None if rev is None else read_in(rev.text, rule.key)
-
-
-def pages(source: Source, start: datetime, end: datetime, horizon: timedelta = HORIZON, *,
+def pages(source: Source, start: datetime, end: datetime, horizon: timedelta = timedelta(0), *,
           sleep: Callable[[float], None] = time.sleep) -> ApiReader:
     """The pages changed in (start, end] with their histories; iterate it, then read `.rejected` and `.counts`."""
     return ApiReader(source, start=start, end=end, horizon=horizon, sleep=sleep)
@@ -155,7 +140,7 @@ class ApiReader:
     client, so the limit on requests in flight holds for the whole run.
     """
 
-    def __init__(self, source: Source, *, start: datetime, end: datetime, horizon: timedelta = HORIZON,
+    def __init__(self, source: Source, *, start: datetime, end: datetime, horizon: timedelta = timedelta(0),
                  sleep: Callable[[float], None] = time.sleep) -> None:
         api_time(start), api_time(end)
         if not start < end:

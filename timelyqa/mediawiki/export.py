@@ -8,7 +8,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 from timelyqa.files import atomic_path
-from timelyqa.wikipedia.dump import Page
+from timelyqa.mediawiki.dump import Page
 
 SCHEMA = "http://www.mediawiki.org/xml/export-0.11/"
 

@@ -16,7 +16,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.files import open_compressed
 from timelyqa.reasons import Reason
 from timelyqa.stages import Dropped
-from timelyqa.wikipedia.exportxml import (MAX_FIELD_CHARS, MAX_REVISION_CHARS, Broken, Event, ExportEvents, PageEnd,
+from timelyqa.mediawiki.exportxml import (MAX_FIELD_CHARS, MAX_REVISION_CHARS, Broken, Event, ExportEvents, PageEnd,
                                           PageHead, RawRevision, SiteInfo)
 
 MAIN = frozenset({0})

@@ -1,0 +1,86 @@
+"""A dump read into a snapshot folder in parts: plan, read each part, join; what the flow maps as tasks and what
+runs them one after another in one process. A dump the parts cannot read alike (rapidgzip cannot read it whole,
+or an entity repeats across parts) is read by the serial reader, so the files are the same either way."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from pathlib import Path
+
+from timelyqa.errors import ConfigError
+from timelyqa.stages import StageWriter
+from timelyqa.wikidata import snapshot
+from timelyqa.wikidata.reader import PARTS_DIR, PartResult, ReadPlan, plan, read_part
+from timelyqa.wikidata.reader_join import Joining, finish, prepare, write_bucket
+from timelyqa.wikidata.source import SOURCE
+
+__all__ = ["finish_join", "finish_read", "plan_read", "prepare_join", "read_part", "read_parts", "write_bucket"]
+
+
+PART_BYTES = 1 << 30
+"""Compressed dump bytes a part reads by default (some 400,000 entities of gzipped JSON, a few minutes)."""
+MAX_PARTS = 128
+"""Parts a dump is cut into at most by default: each writes a file a bucket, which the join reads."""
+
+
+def check_parts(parts: int | None) -> None:
+    """A wrong part count stops the run before any work, naming the setting."""
+    if parts is not None and not 1 <= parts <= 4096:
+        raise ConfigError(f"read_parts={parts}: from 1 to 4096 parts a dump")
+
+
+def parts_for(dump_bytes: int) -> int:
+    return max(1, min(MAX_PARTS, -(-dump_bytes // PART_BYTES)))
+
+
+def plan_read(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None,
+              parts: int | None = None) -> ReadPlan:
+    """The read of `dump` into `workdir/name` in `parts` parts (by default one per PART_BYTES of the dump)."""
+    size = dump.stat().st_size
+    return plan(dump, workdir / name, parts=parts or parts_for(size), rdf=rdf,
+                buckets=buckets or snapshot.buckets_for(size))
+
+
+def finish_read(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult]) -> Path:
+    """The snapshot folder `workdir/name` from the parts, its ledger part `read_{name}` saved as the serial read
+    saves it (pipeline.read_snapshot); the buckets one after another (the flow maps them)."""
+    joining = prepare_join(todo, results)
+    if joining is not None:
+        for b in range(todo.buckets):
+            write_bucket(todo, results, joining, b)
+    return finish_join(todo, workdir, name, results, joining)
+
+
+def prepare_join(todo: ReadPlan, results: list[PartResult]) -> Joining | None:
+    """The join's plan; None when the dump is to be read by the serial reader (rapidgzip could not read it whole,
+    or an entity repeats across parts)."""
+    return None if todo.serial is not None else prepare(todo, results)
+
+
+def finish_join(todo: ReadPlan, workdir: Path, name: str, results: list[PartResult], joining: Joining | None) -> Path:
+    """After the buckets (or with none, the serial read): the snapshot finished, its ledger part saved."""
+    folder, dump = Path(todo.folder), Path(todo.dump)
+    ledger = StageWriter(SOURCE, workdir.parent, work=workdir)
+    if joining is not None:
+        info = finish(todo, results, joining, ledger.reject)
+    else:
+        # The run's log says why this read took one process.
+        logging.getLogger(__name__).warning(todo.serial or f"{dump}: an entity repeats across parts; read by the "
+                                            "serial reader")
+        shutil.rmtree(folder / PARTS_DIR, ignore_errors=True)
+        info = snapshot.read_snapshot(dump, folder, rdf=todo.rdf, reject=ledger.reject, buckets=todo.buckets)
+    ledger.timings[f"read_{name}"] = round(time.time() - todo.started, 3)  # from the plan: the whole read
+    ledger.count(f"{name}_entities", info.entities)
+    ledger.count(f"{name}_triples", info.truthy_triples)
+    ledger.save(f"read_{name}")
+    return folder
+
+
+def read_parts(dump: Path, workdir: Path, name: str, *, rdf: bool, buckets: int | None = None,
+               parts: int | None = None) -> Path:
+    """The whole read in this process, its parts one after another."""
+    todo = plan_read(dump, workdir, name, rdf=rdf, buckets=buckets, parts=parts)
+    results = [] if todo.serial else [read_part(todo, i) for i in range(len(todo.ranges))]
+    return finish_read(todo, workdir, name, results)
