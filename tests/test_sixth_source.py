@@ -255,11 +255,9 @@ def test_every_built_in_command_the_registry_names_is_the_one_the_cli_lists() ->
 
 def test_the_registry_s_spiders_are_crawlers_the_project_runs() -> None:
     from spiders.loader import SpiderLoader
-    from scrapy.settings import Settings
+    from tests.test_spider_loader import project
 
-    from spiders import settings as project_settings
-
-    found = SpiderLoader.from_settings(Settings(vars(project_settings)).frozencopy())
+    found = SpiderLoader.from_settings(project())
     for name, spec in sources().items():
         if spec.spider is not None:
             assert found.load(spec.spider).name == spec.spider, name

@@ -50,8 +50,15 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     return "elsewhere_spiders"
 
 
+def project() -> Settings:
+    """The project's settings, as `scrapy crawl` reads them (its upper-case names)."""
+    settings = Settings()
+    settings.setmodule(project_settings)
+    return settings.frozencopy()
+
+
 def loader() -> SpiderLoader:
-    return SpiderLoader.from_settings(Settings(vars(project_settings)).frozencopy())
+    return SpiderLoader.from_settings(project())
 
 
 def test_a_spider_outside_spiders_loads_as_module_and_class(plugin: str) -> None:
