@@ -17,6 +17,7 @@ from publish.release import build_release
 from timelyqa import checks
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import MANIFEST
+from timelyqa.sources import outputs
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
@@ -56,10 +57,12 @@ def name_run(name: str) -> None:
 
 @flow(name="release", flow_run_name=run_name(lambda p: f"release {p.get('version') or 'of ' + p['out']}", "release"))
 @reported
-def release_flow(sources: list[str], out: str, version: str | None = None,
+def release_flow(out: str, sources: list[str] | None = None, version: str | None = None,
                  previous: str | None = None, floors: str | None = None) -> dict[str, Any]:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.
 
+    `sources` are the source output folders; default, every registered source's `out/<source>` (timelyqa.sources,
+    built-ins first), so a source installed from another package is in the release without editing anything.
     `version` names the release (default: v{YYYY.MM.DD} of the newest run's as_of, suffixed when that day is
     taken); `previous` is the folder of the release before it, when `out` does not already hold it; `floors` a
     YAML file of pinned floors (publish/gate.py): a release below them fails the run and is not written.
@@ -69,6 +72,8 @@ def release_flow(sources: list[str], out: str, version: str | None = None,
     if version is not None:
         checks.release_version(version, "version")
     pinned = Floors.load(Path(floors)) if floors else None
+    if sources is None:
+        sources = outputs()
     present, missing = source_folders(sources)
     if missing:
         # A week where a source has not run yet (or has no deployment here) still gets a release of the others.

@@ -23,6 +23,10 @@ from typing import IO, Any
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # the checkout's flows and registry, whatever the venv has installed
+
+from flows.deployments import with_registry  # noqa: E402 - once the checkout is on the path
+
 PREFECT = str(Path(sys.executable).parent / "prefect")
 """The CLI next to the interpreter running this script: the project's venv, never a global install."""
 POOL = "local"  # the pool every deployment of prefect.yaml names
@@ -51,10 +55,29 @@ def settings(home: Path, port: int, base: Mapping[str, str]) -> dict[str, str]:
     return env
 
 
-def demo_file(prefect_file: Path, home: Path) -> Path:
-    """prefect.yaml with each deployment's parameters updated by its entry of `definitions.demo` (the bundled
-    inputs), written into `home`; a deployment without an entry would read a live source, so it is refused."""
-    config: dict[str, Any] = yaml.safe_load(prefect_file.read_text(encoding="utf-8"))
+def planned(prefect_file: Path) -> dict[str, Any]:
+    """prefect.yaml as `make serve` deploys it: its deployments, and one for each source of another package that it
+    does not list, from the source's registry entry (flows/deployments.py)."""
+    return with_registry(yaml.safe_load(prefect_file.read_text(encoding="utf-8")))
+
+
+def deploy_file(prefect_file: Path, home: Path) -> Path:
+    """The file `prefect deploy --all` reads: prefect.yaml itself when the registry adds nothing to it, else the
+    planned deployments written into `home`."""
+    config = planned(prefect_file)
+    if len(config["deployments"]) == len(yaml.safe_load(prefect_file.read_text(encoding="utf-8"))["deployments"]):
+        return prefect_file
+    config.pop("definitions", None)  # its anchors are resolved in each deployment
+    path = home / "prefect-deploy.yaml"
+    path.write_text(f"# Written by scripts/serve.py from {prefect_file} and the source registry: do not edit.\n"
+                    + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def demo_deployments(prefect_file: Path) -> dict[str, Any]:
+    """The planned deployments with each one's parameters updated by its entry of `definitions.demo` (the bundled
+    inputs); a deployment without an entry would read a live source, so it is refused."""
+    config = planned(prefect_file)
     demo = (config.pop("definitions", None) or {}).get("demo") or {}  # its anchors are resolved in each deployment
     missing = [d["name"] for d in config["deployments"] if d["name"] not in demo]
     if missing:
@@ -62,9 +85,14 @@ def demo_file(prefect_file: Path, home: Path) -> Path:
     for deployment in config["deployments"]:
         deployment["parameters"] = {**deployment.get("parameters", {}), **demo[deployment["name"]]}
         deployment["description"] = f"(demo: bundled inputs) {deployment.get('description', '')}".strip()
+    return config
+
+
+def demo_file(prefect_file: Path, home: Path) -> Path:
+    """The demo's deployments (demo_deployments) written into `home`, for `prefect deploy --all`."""
     path = home / "prefect-demo.yaml"
     path.write_text(f"# Written by scripts/serve.py --demo from {prefect_file}: do not edit.\n"
-                    + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+                    + yaml.safe_dump(demo_deployments(prefect_file), sort_keys=False), encoding="utf-8")
     return path
 
 
@@ -181,8 +209,7 @@ def serve(home: Path, port: int, prefect_file: Path, startup_timeout: float, *, 
     home.mkdir(parents=True, exist_ok=True)
     env = settings(home.resolve(), port, os.environ)
     api = env["PREFECT_API_URL"]
-    if demo:
-        prefect_file = demo_file(prefect_file, home)
+    prefect_file = demo_file(prefect_file, home) if demo else deploy_file(prefect_file, home)
     running: list[Process] = []
     try:
         with (home / "server.log").open("ab") as log:

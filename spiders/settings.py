@@ -12,6 +12,8 @@ from timelyqa.useragent import DEFAULT_USER_AGENT, user_agent
 BOT_NAME = "timelyqa"
 SPIDER_MODULES = ["spiders"]
 NEWSPIDER_MODULE = "spiders"
+# A spider of spiders/ by name, or a source's own as "module:Class" (spiders/loader.py), held to these settings.
+SPIDER_LOADER_CLASS = "spiders.loader.SpiderLoader"
 
 ROBOTSTXT_OBEY = True
 AUTOTHROTTLE_ENABLED = True

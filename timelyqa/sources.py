@@ -9,9 +9,9 @@ description: it names the function that runs the source (`run`, "module:function
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import EntryPoint, entry_points
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,11 +57,19 @@ class GroupKey:
 
 @dataclass(frozen=True)
 class Deployment:
-    """The source's Prefect deployment in prefect.yaml: its name, its flow's entrypoint and default schedule."""
+    """The source's Prefect deployment: its name, its flow's entrypoint ("module:flow") and default schedule (UTC).
+
+    prefect.yaml lists the built-in sources' deployments; for a source it does not list, `make serve` deploys this
+    one with `parameters`, and `make serve-demo` with `demo` over them (the bundled inputs, no network), each writing
+    to `out/<source>` (`out/serve-demo/<source>`) unless the parameters say otherwise (scripts/serve.py)."""
 
     name: str
     entrypoint: str
     cron: str
+    parameters: Mapping[str, object] = field(default_factory=dict, hash=False)
+    """The flow's parameters when deployed: what it reads live by default."""
+    demo: Mapping[str, object] = field(default_factory=dict, hash=False)
+    """The parameters `make serve-demo` gives it instead: the source's bundled inputs."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +105,13 @@ class SourceSpec:
     is later than the previous release's, the rows the previous release had in validation or test move to train,
     and rows once in train stay there (timelyqa.split.keep_in_train). Off, the temporal rule alone decides, and a
     row moves with the window (test, then validation, then train)."""
+    spider: str | None = None
+    """The spider its crawls run: a name in `spiders/` (site_tree, news, official) or "module:Class" for a spider
+    of the source's own package (spiders/loader.py); None for a source that crawls nothing."""
+    command: str | None = None
+    """Where its `timelyqa` command is ("module:attr": a Typer app, or a function Typer makes a command of). The CLI
+    registers it for every discovered source that is not built in; the built-ins' name their module of timelyqa.cli.
+    Imported when the CLI starts: a light module, importing its pipeline only when the command runs."""
     released: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     """The rows the source's config releases once every row has its split, when that is not all of them (official
     sites: test holds the live questions with their recipes, train and validation the resolved snapshots). A row with
@@ -105,12 +120,7 @@ class SourceSpec:
     @property
     def runner(self) -> Callable[[Sequence[Path], Path, Progress | None, Crawl], Manifest]:
         """The function `run` names, imported; ConfigError naming the entry when it is not there."""
-        module, _, name = self.run.partition(":")
-        try:
-            found = getattr(importlib.import_module(module), name) if name else None
-        except (ImportError, AttributeError) as exc:
-            raise ConfigError(f"source {self.name!r}: run = {self.run!r} does not load "
-                              f"({type(exc).__name__}: {exc})") from None
+        found = load_attr(self.run, f"source {self.name!r}: run")
         if not callable(found):
             raise ConfigError(f"source {self.name!r}: run = {self.run!r} names no function (\"module:function\")")
         return found  # type: ignore[no-any-return]
@@ -123,6 +133,18 @@ class SourceSpec:
     def demo(self, out: Path, progress: Progress | None = None, *, crawl: Crawl) -> Manifest:
         """The source on its bundled inputs into `out`; a crawled source crawls through `crawl` (the crawler's)."""
         return self.run_on([ROOT / path for path in self.demo_inputs], out, progress, crawl=crawl)
+
+    @property
+    def command_object(self) -> object | None:
+        """What `command` names, imported (a Typer app or a function); ConfigError naming the entry when it does not
+        load, None when the source has no command."""
+        if self.command is None:
+            return None
+        found = load_attr(self.command, f"source {self.name!r}: command")
+        if not callable(found):
+            raise ConfigError(f"source {self.name!r}: command = {self.command!r} names no Typer app or function "
+                              "(\"module:attr\")")
+        return found
 
     @cached_property
     def schema(self) -> pl.Schema:
@@ -198,6 +220,22 @@ def discover(found: Sequence[EntryPoint]) -> list[SourceSpec]:
         raise ConfigError(f"no {GROUP} entry point for {', '.join(missing)}: the installed metadata predates them; "
                           "reinstall the project (uv pip install -e .)")
     return specs
+
+
+def outputs(root: str = "out") -> list[str]:
+    """The folder each registered source writes to under `root` (`out/<source>`), in the demo's order: what a release
+    reads by default (flows/release.py, `make serve`)."""
+    return [f"{root}/{name}" for name in sources()]
+
+
+def load_attr(reference: str, what: str) -> object:
+    """The object `reference` ("module:attr") names, imported; ConfigError naming `what` it is when it does not
+    load."""
+    module, _, name = reference.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name) if module and name else None
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"{what} = {reference!r} does not load ({type(exc).__name__}: {exc})") from None
 
 
 def get(name: str) -> SourceSpec:

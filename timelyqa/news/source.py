@@ -64,6 +64,8 @@ SOURCE = SourceSpec(
         Stage("check", ("questions_verified",), (CheckerReject,)),
     ),
     deployment=Deployment("news-daily", "flows.news:news_flow", "0 6 * * *"),
+    spider="news",
+    command="timelyqa.cli.news:news",
     refresh_to_train=True,  # LiveNewsBench 2.3: each refresh moves the previous validation and test into train
     run="timelyqa.news.pipeline:run_on",
     demo_inputs=DEMO,

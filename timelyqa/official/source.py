@@ -81,6 +81,8 @@ SOURCE = SourceSpec(
         Stage("refresh", ("live_questions",), (Health,)),
     ),
     deployment=Deployment("official-daily", "flows.official:official_flow", "0 5 * * *"),
+    spider="official",
+    command="timelyqa.cli.official:official",
     released=released,
     run="timelyqa.official.pipeline:run_on",
     demo_inputs=DEMO,

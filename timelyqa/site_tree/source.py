@@ -47,6 +47,8 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true"), (RefreshReject,)),
     ),
     deployment=Deployment("site-tree-monthly", "flows.site_tree:site_tree_flow", "0 4 1 * *"),
+    spider="site_tree",
+    command="timelyqa.cli.site_tree:site_tree",
     run="timelyqa.site_tree.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/site_tree/site/index.html",),

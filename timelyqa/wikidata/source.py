@@ -41,6 +41,7 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true"), (RecheckReject,)),
     ),
     deployment=Deployment("wikidata-weekly", "flows.wikidata:wikidata_flow", "0 3 * * 1"),
+    command="timelyqa.cli.wikidata:wikidata",
     run="timelyqa.wikidata.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/wikidata/t0.json.gz", "tests/fixtures/wikidata/t1.json.gz"),

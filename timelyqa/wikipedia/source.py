@@ -60,6 +60,7 @@ SOURCE = SourceSpec(
         Stage("refresh", ("rechecked", "still_true", "not_rechecked"), (RecheckReject,)),
     ),
     deployment=Deployment("wikipedia-weekly", "flows.wikipedia:wikipedia_flow", "0 3 * * 1"),
+    command="timelyqa.cli.wikipedia:wikipedia_app",
     run="timelyqa.wikipedia.pipeline:run_on",
     demo_inputs=DEMO,
     fixtures=("tests/fixtures/wikipedia/history.xml.gz",),
