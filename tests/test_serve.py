@@ -266,8 +266,11 @@ def test_a_signal_to_make_alone_stops_what_its_recipe_runs(tmp_path: Path, sig: 
     (tmp_path / "scripts").symlink_to(REPO / "scripts")
     log = tmp_path / "log"
     with log.open("wb") as sink:
+        # make as a terminal starts it: the signal's default disposition. Under `nohup` (a test run started so)
+        # SIGHUP is ignored, make inherits that, installs no handler and rightly goes on, which is not this case.
         make = subprocess.Popen(["make", "--no-print-directory", "run"], cwd=tmp_path, stdout=sink,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))  # noqa: PLW1509
     try:
         deadline = time.monotonic() + 60  # a loaded machine (make test's other workers) starts Python slowly
         while "ready" not in log.read_text() and time.monotonic() < deadline:
