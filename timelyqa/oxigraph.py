@@ -199,10 +199,15 @@ def remove_stale_stores(folder: Path, *, own: bool = True) -> list[Path]:
 
 
 def _hold_lock(path: Path) -> int | None:
+    """The lock file made under another name, locked, then renamed into place: another process's sweep (Dask
+    workers each start stores in one work folder) never sees a lock file that is not yet held and takes it for a
+    killed run's."""
     if fcntl is None:
         return None
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    held = path.with_name(path.name + ".new")
+    fd = os.open(held, os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
+    os.replace(held, path)
     return fd
 
 
