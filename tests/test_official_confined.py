@@ -202,6 +202,7 @@ def test_a_releases_recipe_on_loopback_is_refused_until_the_operator_names_the_h
     assert a.asked.count("/value.html") == 1, "one page, asked once for both"
 
 
+@pytest.mark.slow  # starts the confined resolver
 def test_a_bad_allow_host_is_a_wrong_setting_in_one_line(tmp_path: Path) -> None:
     proc = timelyqa("live", "resolve", "--recipes", ROOT / "data" / "demo" / "official" / "recipes",
                     "--allow-host", "http://127.0.0.1/x", "--out", tmp_path / "out")
@@ -310,6 +311,7 @@ def test_a_backtracking_regex_reads_a_long_page_in_linear_time() -> None:
                                                 "css 'p' with regex '^(a+)+$' matched nothing on page 1")
 
 
+@pytest.mark.slow  # a costly XPath run to its limit
 def test_a_costly_xpath_is_stopped_at_its_limit_and_the_next_recipe_is_read() -> None:
     slow = parse_recipe(recipe_text("slow", "http://a.example/x", f'{{xpath: "{QUADRATIC}", type: text}}'), name="s")
     good = parse_recipe(recipe_text("good", "http://a.example/x"), name="g")

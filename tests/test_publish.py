@@ -364,6 +364,7 @@ def test_an_endpoint_without_xet_gets_a_hint(hub: HubServer, releases: tuple[Pat
     assert V1 not in hub.repo(REPO).tags
 
 
+@pytest.mark.slow  # waits out real retries
 def test_a_dry_run_lists_the_plan_and_touches_nothing(hub: HubServer, releases: tuple[Path, Path]) -> None:
     first, second = releases
     fresh = publish_release(first, REPO, endpoint=hub.url, dry_run=True)  # no token needed, no repo yet

@@ -135,6 +135,7 @@ def test_the_calendar_keeps_answering(conference: SiteServer) -> None:
     assert get(conference.url, "/calendar/2026/13")[0] == 404
 
 
+@pytest.mark.slow  # many threads against a real server
 def test_every_request_is_recorded_from_many_threads_at_once() -> None:
     with SiteServer(tree_site(50)) as web:
         paths = [f"/item/{i}" for i in range(1, 50)] + ["/robots.txt", "/nowhere?q=1"]

@@ -92,6 +92,7 @@ def test_run_names_a_function_imported_only_when_the_source_runs(tmp_path: Path)
     assert toy_source.SOURCE.runner is toy_source.run
 
 
+@pytest.mark.slow  # a Python process of its own importing the registry
 def test_reading_the_registry_imports_no_pipeline_and_no_crawler() -> None:
     """Every entry is a description: listing the sources (what `timelyqa --help` and the card do) loads none of
     the code that runs them."""

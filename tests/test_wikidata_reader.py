@@ -17,6 +17,8 @@ from timelyqa.wikidata import pipeline, snapshot
 from timelyqa.wikidata.reader import plan, range_bytes
 from timelyqa.wikidata.reader_run import read_parts
 
+pytestmark = pytest.mark.slow  # dumps written and read in up to 400 parts: 7 s, so make test only
+
 FIXTURES = Path(__file__).parent / "fixtures" / "wikidata"
 
 

@@ -224,6 +224,7 @@ def test_one_client_shared_by_many_threads_keeps_the_limit(world: World) -> None
     assert found == _last_ids(world)
 
 
+@pytest.mark.slow  # a real wait shared by threads
 def test_a_wait_holds_every_thread_not_only_the_one_told(world: World) -> None:
     """Real time: after a 429 with Retry-After: 1, no thread sends anything for that second."""
     first = world.main_pages()[0].id
