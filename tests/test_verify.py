@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -15,7 +16,7 @@ import pytest
 
 from tests.worldgen import make_world
 from timelyqa.errors import TransientSourceError
-from timelyqa.oxigraph import LocalOxigraph, free_port
+from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.wikidata import pipeline
 from timelyqa.wikidata.query import Const, Pattern, Query, Var, from_json
@@ -281,9 +282,13 @@ def test_html_mid_run_marks_only_the_queries_it_hits(html_proxy: str, endpoint: 
 
 @pytest.mark.parametrize("plan", [True, False])
 def test_transient_failure_propagates(plan: bool) -> None:
-    dead = SparqlEndpoint(f"http://127.0.0.1:{free_port()}/query", retries=1, backoff=0.001)
-    with pytest.raises(TransientSourceError):
-        verify_all(dead, {key: case[0] for key, case in CASES.items()}, plan=plan)
+    # A port held bound and never listened on refuses every connection, and no other process (a store another test
+    # starts) can take it meanwhile, as it could a port found free and let go.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        dead = SparqlEndpoint(f"http://127.0.0.1:{held.getsockname()[1]}/query", retries=1, backoff=0.001)
+        with pytest.raises(TransientSourceError):
+            verify_all(dead, {key: case[0] for key, case in CASES.items()}, plan=plan)
     # Each request is tried twice; the two count requests give up on their own, the two batches propagate.
     assert dead.calls == (2 * 2 + 2 * 2 if plan else 2 * 2)
 
