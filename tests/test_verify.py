@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import math
 import socket
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import polars as pl
 import pytest
 
+from tests.localserver import LocalServer
 from tests.worldgen import make_world
 from timelyqa.errors import TransientSourceError
 from timelyqa.oxigraph import LocalOxigraph
@@ -245,11 +245,8 @@ def html_proxy(oxigraph: LocalOxigraph) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/query"
-    server.shutdown()
-    server.server_close()
+    with LocalServer(Handler) as server:
+        yield f"{server.url}/query"
 
 
 @pytest.mark.parametrize("plan", [True, False])
