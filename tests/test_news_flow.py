@@ -71,7 +71,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     ({"archive_dir": WORLD, "outlets": "BAD"}, "not a readable outlets file"),
     ({"archive_dir": "tests/fixtures/news/nowhere"}, "tests/fixtures/news/nowhere/portal.xml: no such file"),
     ({"dump": f"{WORLD}/portal.xml", "outlets": f"{WORLD}/outlets.yaml", "start": "2026-10-02",
-      "end": "2026-03-09"}, "news: --start 2026-10-02 is after --end 2026-03-09"),
+      "end": "2026-03-09"}, "news settings: --start 2026-10-02 is after --end 2026-03-09"),
     ({"dump": f"{WORLD}/portal.xml", "outlets": f"{WORLD}/outlets.yaml", "start": "9 March"},
      "start/end must be ISO dates"),
 ])
