@@ -158,6 +158,8 @@ def assemble(crawl_dir: Path, parts: list[Part] | None = None) -> dict[str, Any]
     """pages.parquet from fetched.parquet and its partitions' content, and the crawl's stats counted again over it
     (a page read with an error is an error row); the stats. Every partition must have been read."""
     crawl_dir = Path(crawl_dir)
+    if (done := assembled(crawl_dir)) is not None:
+        return done
     parts = plan(crawl_dir) if parts is None else parts
     if missing := [p.key for p in parts if not part_path(crawl_dir, p).is_file()]:
         raise ValueError(f"{crawl_dir}: {len(missing)} partitions not extracted yet ({missing[0]}, ...)")
@@ -178,6 +180,16 @@ def assemble(crawl_dir: Path, parts: list[Part] | None = None) -> dict[str, Any]
     return stats
 
 
+def assembled(crawl_dir: Path) -> dict[str, Any] | None:
+    """The crawl's stats when its pages.parquet was assembled after its last crawl (which removes pages.parquet and
+    writes stats without `extracted`), else None."""
+    stats_file = Path(crawl_dir) / STATS
+    if not (Path(crawl_dir) / PAGES).is_file() or not stats_file.is_file():
+        return None
+    stats: dict[str, Any] = json.loads(stats_file.read_text(encoding="utf-8"))
+    return stats if "extracted" in stats else None
+
+
 def _sweep(crawl_dir: Path, parts: list[Part]) -> None:
     """Partitions of pages the crawl no longer holds go (an earlier crawl's)."""
     keep = {part_path(crawl_dir, p).name for p in parts}
@@ -191,11 +203,14 @@ def _one(args: tuple[Path, Part, float | None]) -> Path:
     return extract_part(crawl_dir, part, timeout=timeout)
 
 
-def run(crawl_dir: Path, *, workers: int = 2, timeout: float | None = TIMEOUT) -> dict[str, Any]:
-    """The stage over a crawl: its partitions not yet read, in `workers` processes (0: in this one), then
-    pages.parquet; the crawl's stats."""
+def run(crawl_dir: Path, *, workers: int = 2, timeout: float | None = TIMEOUT, size: int = PART_PAGES
+        ) -> dict[str, Any]:
+    """The stage over a crawl: its partitions (of `size` pages) not yet read, in `workers` processes (0: in this one),
+    then pages.parquet; the crawl's stats."""
     crawl_dir = Path(crawl_dir)
-    parts = plan(crawl_dir)
+    if (done := assembled(crawl_dir)) is not None:
+        return done
+    parts = plan(crawl_dir, size)
     todo = [(crawl_dir, p, timeout) for p in parts if not part_path(crawl_dir, p).is_file()]
     if workers <= 0 or len(todo) <= 1:
         for one in todo:
