@@ -216,7 +216,7 @@ def run(crawl_dir: Path, *, workers: int = 2, timeout: float | None = TIMEOUT, s
         for one in todo:
             _one(one)
     else:
-        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("forkserver")) as pool:
+        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn")) as pool:
             list(pool.map(_one, todo))
     return assemble(crawl_dir, parts)
 
