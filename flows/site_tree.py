@@ -58,7 +58,7 @@ def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
 def extract_pages(crawl_dir: Path, part: extraction.Part) -> Path:
     """One partition of a shard's pages read (title, markdown, text, facts) in a process of its own; a partition
     read before is not read again."""
-    return extraction.extract_in_process(crawl_dir, part)
+    return extraction.extract_in_process(crawl_dir, [part])[0]
 
 
 @task(cache_policy=NONE)

@@ -8,9 +8,10 @@ written to extract/<digest>.parquet. A partition done is never redone: not after
 the same pages again. A page whose reading raises, or takes over `timeout` seconds, is a row with its reason in
 `error` (`extract_failed`, `extract_timeout`), counted in the crawl's stats, and no other page is lost.
 
-`run` reads the partitions in a pool of processes (`timelyqa crawl site-tree`, EXTRACT_WORKERS); the site-tree flow
-maps a Prefect task over them (`extract_in_process`: each partition in a process of its own, on whatever machine the
-task runs), then calls `assemble`."""
+`run` shares the partitions among EXTRACT_WORKERS processes (`timelyqa crawl site-tree`); the site-tree flow maps a
+Prefect task over them (`extract_in_process`: a partition in a process of its own, on whatever machine the task
+runs), then calls `assemble`. Either way the processes are plain `python -m timelyqa.site_tree.extract`, never
+multiprocessing's, which re-imports the caller's main module in each worker."""
 
 from __future__ import annotations
 
@@ -22,11 +23,10 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -198,47 +198,46 @@ def _sweep(crawl_dir: Path, parts: list[Part]) -> None:
             old.unlink(missing_ok=True)
 
 
-def _one(args: tuple[Path, Part, float | None]) -> Path:
-    crawl_dir, part, timeout = args
-    return extract_part(crawl_dir, part, timeout=timeout)
-
-
 def run(crawl_dir: Path, *, workers: int = 2, timeout: float | None = TIMEOUT, size: int = PART_PAGES
         ) -> dict[str, Any]:
-    """The stage over a crawl: its partitions (of `size` pages) not yet read, in `workers` processes (0: in this one),
-    then pages.parquet; the crawl's stats."""
+    """The stage over a crawl: its partitions (of `size` pages) not yet read, shared among `workers` processes
+    (0: read in this one), then pages.parquet; the crawl's stats."""
     crawl_dir = Path(crawl_dir)
     if (done := assembled(crawl_dir)) is not None:
         return done
     parts = plan(crawl_dir, size)
-    todo = [(crawl_dir, p, timeout) for p in parts if not part_path(crawl_dir, p).is_file()]
-    if workers <= 0 or len(todo) <= 1:
-        for one in todo:
-            _one(one)
-    else:
-        with ProcessPoolExecutor(min(workers, len(todo)), mp_context=get_context("spawn")) as pool:
-            list(pool.map(_one, todo))
+    todo = [p for p in parts if not part_path(crawl_dir, p).is_file()]
+    if workers <= 0:
+        for part in todo:
+            extract_part(crawl_dir, part, timeout=timeout)
+    elif todo:
+        shares = [todo[k::workers] for k in range(min(workers, len(todo)))]  # neighbours weigh alike: dealt in turn
+        with ThreadPoolExecutor(len(shares)) as pool:  # each thread waits on its process
+            list(pool.map(lambda share: extract_in_process(crawl_dir, share, timeout=timeout), shares))
     return assemble(crawl_dir, parts)
 
 
-def extract_in_process(crawl_dir: Path, part: Part, *, timeout: float | None = TIMEOUT) -> Path:
-    """The partition read in a Python process of its own (`python -m timelyqa.site_tree.extract`): where the caller
-    is one thread of many (a Prefect task), no page's reading waits on another's for the GIL, and a page's time limit
-    can be kept (a signal, in that process's main thread)."""
-    path = part_path(crawl_dir, part)
-    if path.is_file():
-        return path
-    root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    argv = [sys.executable, "-m", "timelyqa.site_tree.extract", str(crawl_dir), str(part.start), str(part.stop),
-            part.key, str(timeout or 0)]
-    proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-    if proc.returncode or not path.is_file():
-        tail = " ".join(proc.stderr.split()[-40:])
-        raise RuntimeError(f"extraction of {crawl_dir} rows {part.start}-{part.stop} ended {proc.returncode}: {tail}")
-    return path
+def extract_in_process(crawl_dir: Path, parts: list[Part], *, timeout: float | None = TIMEOUT) -> list[Path]:
+    """The partitions read in one Python process of its own (`python -m timelyqa.site_tree.extract`), which pays
+    its imports once: where the caller is one thread of several (a Prefect task, `run`'s pool), no page's reading
+    waits on another's for the GIL, and a page's time limit can be kept (a signal, in that process's main thread).
+    A partition read before is not read again."""
+    todo = [p for p in parts if not part_path(crawl_dir, p).is_file()]
+    if todo:
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+        argv = [sys.executable, "-m", "timelyqa.site_tree.extract", str(crawl_dir), str(timeout or 0),
+                *(f"{p.start}:{p.stop}:{p.key}" for p in todo)]
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        if proc.returncode or not all(part_path(crawl_dir, p).is_file() for p in todo):
+            tail = " ".join(proc.stderr.split()[-40:])
+            raise RuntimeError(f"extraction of {crawl_dir} rows {todo[0].start}-{todo[-1].stop} ended "
+                               f"{proc.returncode}: {tail}")
+    return [part_path(crawl_dir, p) for p in parts]
 
 
-if __name__ == "__main__":  # crawl_dir start stop key timeout
-    folder, first, last, name, limit = sys.argv[1:6]
-    extract_part(Path(folder), Part(int(first), int(last), name), timeout=float(limit) or None)
+if __name__ == "__main__":  # crawl_dir timeout start:stop:key ...
+    folder, limit = Path(sys.argv[1]), float(sys.argv[2]) or None
+    for spec in sys.argv[3:]:
+        first, last, name = spec.split(":")
+        extract_part(folder, Part(int(first), int(last), name), timeout=limit)
