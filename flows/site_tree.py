@@ -26,6 +26,7 @@ from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
+from timelyqa.site_tree import extract as extraction
 from timelyqa.site_tree import llm, pipeline
 from timelyqa.site_tree.refresh import released_rows
 from timelyqa.site_tree.source import DEMO_PORT
@@ -46,11 +47,25 @@ def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
         return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
     try:
         return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                   "render": render, "entries": json.dumps(shards.given(out))}, out)
+                                   "render": render, "entries": json.dumps(shards.given(out))}, out, extract=False)
     except SourceContractError:
         if not shards.finished(out):  # the process died before its end: the next run resumes it
             raise
         return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+
+
+@task(cache_policy=NONE, task_run_name="extract {crawl_dir.name} rows {part.start}-{part.stop}")
+def extract_pages(crawl_dir: Path, part: extraction.Part) -> Path:
+    """One partition of a shard's pages read (title, markdown, text, facts) in a process of its own; a partition
+    read before is not read again."""
+    return extraction.extract_in_process(crawl_dir, [part])[0]
+
+
+@task(cache_policy=NONE)
+def assemble_pages(folders: list[Path]) -> None:
+    """Each shard's pages.parquet from its fetched pages and their partitions' content."""
+    for folder in folders:
+        extraction.assemble(folder)
 
 
 @task(cache_policy=NONE)
@@ -66,7 +81,8 @@ def merge_shards(folders: list[Path], out: Path) -> dict[str, Any]:
 def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str,
                 dask_address: str | None = None) -> dict[str, Any]:
     """Crawl each root's site as a shard (`out`/shards/<host>), the shards as mapped tasks on the Dask cluster
-    `dask_address` names (flows.wikidata.dask_runner) or on the flow's own runner, then merge them into `out`.
+    `dask_address` names (flows.wikidata.dask_runner) or on the flow's own runner, then read the shards' pages'
+    content in partitions (timelyqa/site_tree/extract.py), mapped tasks on the same runner, then merge them into `out`.
     A run over a crawl that finished crawls every shard again; a run over a killed one keeps the finished shards."""
     by_site = shards.shard_roots(roots)
     folders = {site: shards.shard_dir(out, site) for site in by_site}
@@ -83,6 +99,11 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
             todo = [s for s in by_site if wanted[s] != shards.given(folders[s])]
             for site in todo:
                 shards.give(folders[site], wanted[site])
+        work = [(folder, part) for folder in folders.values() if extraction.assembled(folder) is None
+                for part in extraction.plan(folder)]
+        if work:
+            lanes.map(extract_pages, crawl_dir=[w[0] for w in work], part=[w[1] for w in work])
+    assemble_pages(list(folders.values()))
     return merge_shards(list(folders.values()), out)
 
 

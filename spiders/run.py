@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spiders.settings import crawl_settings
+from spiders.settings import EXTRACT_WORKERS, crawl_settings
 from timelyqa import clock
 from timelyqa.crawling import STATS, check_roots, summary
 from timelyqa.useragent import USER_AGENT_ENV
 from timelyqa.errors import ConfigError, SourceContractError
+from timelyqa.site_tree import extract as extraction
 
 
 def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
@@ -46,9 +47,10 @@ def command(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False
 
 
 def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
-          settings: dict[str, Any] | None = None) -> dict[str, Any]:
+          settings: dict[str, Any] | None = None, extract: bool = True) -> dict[str, Any]:
     """Run one crawl to its end; its stats, or SourceContractError when it fetched nothing (Scrapy exits 0 even
-    then)."""
+    then). A site-tree crawl is followed by its extraction stage (timelyqa/site_tree/extract.py) in EXTRACT_WORKERS
+    processes, unless `extract` is False (the flow maps it over partitions as tasks of its own)."""
     argv, env = command(spider, args, out, fresh=fresh, settings=settings)
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     out = Path(out)
@@ -58,6 +60,9 @@ def crawl(spider: str, args: dict[str, Any], out: Path, *, fresh: bool = False,
     stats: dict[str, Any] = json.loads((out / STATS).read_text(encoding="utf-8"))
     if proc.returncode or not stats.get("pages"):
         raise SourceContractError(f"crawl {spider} fetched nothing (exit {proc.returncode}): {summary(stats)}")
+    if spider == "site_tree" and extract:
+        workers = int((settings or {}).get("EXTRACT_WORKERS", EXTRACT_WORKERS))
+        stats = extraction.run(out, workers=workers)
     return stats
 
 

@@ -39,9 +39,8 @@ LOG_LEVEL = "INFO"
 # cache misses bound methods): 0.7 ms a page, an eighth of the crawl process's own time. The spider has no such return.
 WARN_ON_GENERATOR_RETURN_VALUE = False
 
-# Processes reading pages' content beside the crawl's (spiders/content.py); 0: the crawl's own. Two: on the Python
-# documentation trafilatura costs a worker twice what the crawl's process spends a page, so one worker was the
-# crawl's pace (526 pages: 96-118 s with one, 67-72 s with two, the same CPU, on a shared two-core machine).
+# Processes reading pages' content in the extraction stage after a site-tree crawl (timelyqa/site_tree/extract.py); 0:
+# the caller's own. The crawl itself reads no content (as a plain Scrapy crawl reads none); Scrapy ignores this.
 EXTRACT_WORKERS = 2
 # The guard before anything else; its answer check (a name the resolver refused) next to the downloader, before
 # RetryMiddleware (550) takes it for a DNS failure to retry.

@@ -31,6 +31,7 @@ from timelyqa.files import write_parquet, write_text
 STATS = crawling.STATS
 SHARDS = "shards"
 ENTRIES = "entries.json"
+FETCHED = "fetched.parquet"  # the pages a shard's crawl fetched, before the extraction stage reads their content
 Entry = tuple[str, int, str, str]
 """A page of a shard's site that another shard's page links to: url, depth through that link, that page, its root."""
 
@@ -76,7 +77,7 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int) -> dict[str, list
     best: dict[str, Entry] = {}
     depth_in: dict[str, dict[str, int]] = {}
     for site, folder in folders.items():
-        pages = pl.read_parquet(folder / "pages.parquet", columns=["url", "depth", "root_url", "error", "clickables"])
+        pages = pl.read_parquet(folder / FETCHED, columns=["url", "depth", "root_url", "error", "clickables"])
         depth_in[site] = {u: d for u, d in zip(pages["url"], pages["depth"], strict=True) if d is not None}
         for url, depth, root, error, found in pages.iter_rows():
             if error is not None or depth is None or depth + 1 > max_depth:

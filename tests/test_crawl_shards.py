@@ -181,7 +181,7 @@ def shard(folder: Path, pages: list[tuple[str, int | None, list[str]]], root: st
     folder.mkdir(parents=True)
     rows = [{"url": u, "depth": d, "root_url": root, "error": None,
              "clickables": [{"href": h, "text": "", "kind": "anchor"} for h in hrefs]} for u, d, hrefs in pages]
-    pl.DataFrame(rows).write_parquet(folder / "pages.parquet")
+    pl.DataFrame(rows).write_parquet(folder / "fetched.parquet")  # what its crawl wrote, before its extraction
     (folder / "crawl_stats.json").write_text("{}")
     return folder
 
