@@ -54,7 +54,8 @@ def test_the_demo_card_is_the_one_the_code_wrote_before_the_model() -> None:
 
 def test_the_reviewed_release_reads_its_changes_and_reviews_as_attributes() -> None:
     manifest = ReleaseManifest.parse(REVIEWED.read_bytes(), REVIEWED)
-    assert (manifest.version, manifest.previous_version) == ("v2026.06.06", "v2026.06.05") and manifest.changes is not None
+    assert (manifest.version, manifest.previous_version) == ("v2026.06.06", "v2026.06.05")
+    assert manifest.changes is not None
     assert manifest.changes.added == {"toy": 1} and manifest.changes.human_verified.added == {}
     assert (manifest.reviews["toy"].accepted, manifest.reviews["toy"].rejected) == (1, 1)
     assert not manifest.synthetic and "synthetic" not in manifest.to_json()
