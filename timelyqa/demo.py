@@ -14,11 +14,6 @@ from pathlib import Path
 from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.sources import ROOT, SourceSpec
 
-DEMO_MARK = "demo"
-"""The release's `generated_by` in its manifest when `timelyqa demo` made it: the card then says its rows are
-synthetic demo data."""
-
-
 def inputs_clock() -> datetime:
     """The newest moment the bundled inputs carry: the last check of the official sites' bundle, the last day of the
     news archive, the end of the Wikipedia history's window (the Wikidata dumps are older). The demo's crawls are
