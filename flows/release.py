@@ -17,13 +17,14 @@ from publish.release import build_release
 from timelyqa import checks
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import MANIFEST
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.sources import outputs
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS
 
 
 @task
 def assemble_release(sources: list[Path], out: Path, version: str | None, previous: Path | None,
-                     floors: Floors | None = None) -> dict[str, Any]:
+                     floors: Floors | None = None) -> ReleaseManifest:
     return build_release(sources, out, version=version, previous=previous, floors=floors)
 
 
@@ -33,9 +34,9 @@ def source_folders(sources: list[str]) -> tuple[list[Path], list[str]]:
     return present, [s for s in sources if not (Path(s) / MANIFEST).is_file()]
 
 
-def split_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+def split_rows(manifest: ReleaseManifest) -> list[dict[str, Any]]:
     """One row per config and split: its row count and the count per level (the manifest's `counts`)."""
-    counts: dict[str, dict[str, dict[str, int]]] = manifest["counts"]
+    counts = manifest.counts
     configs = [DEFAULT_CONFIG, *sorted(c for c in counts if c != DEFAULT_CONFIG)]
     rows = []
     for config in configs:
@@ -58,7 +59,7 @@ def name_run(name: str) -> None:
 @flow(name="release", flow_run_name=run_name(lambda p: f"release {p.get('version') or 'of ' + p['out']}", "release"))
 @reported
 def release_flow(out: str, sources: list[str] | None = None, version: str | None = None,
-                 previous: str | None = None, floors: str | None = None) -> dict[str, Any]:
+                 previous: str | None = None, floors: str | None = None) -> ReleaseManifest:
     """Assemble the sources' outputs into a release folder at `out` and return its manifest.
 
     `sources` are the source output folders; default, every registered source's `out/<source>` (timelyqa.sources,
@@ -83,16 +84,16 @@ def release_flow(out: str, sources: list[str] | None = None, version: str | None
         raise ConfigError(f"sources: none of {', '.join(sources)} holds a source output (manifest.json); run a "
                           "source flow first")
     manifest = assemble_release(present, Path(out), version, Path(previous) if previous else None, pinned)
-    name_run(f"release {manifest['version']}")
+    name_run(f"release {manifest.version}")
     rows = split_rows(manifest)
     create_table_artifact(rows, key="release-splits",
-                          description=f"timelyqa {manifest['version']}: rows per config and split")
-    total = sum(r["rows"] for r in rows if r["config"] == DEFAULT_CONFIG)
+                          description=f"timelyqa {manifest.version}: rows per config and split")
+    total = manifest.rows(DEFAULT_CONFIG)
     create_markdown_artifact(
-        f"# timelyqa {manifest['version']}\n\nFolder: `{out}`\n\n{total} rows in `{DEFAULT_CONFIG}`; "
-        f"configs: {', '.join(sorted(c for c in manifest['counts'] if c != DEFAULT_CONFIG))}.\n",
-        key="release-summary", description=f"timelyqa {manifest['version']}")
+        f"# timelyqa {manifest.version}\n\nFolder: `{out}`\n\n{total} rows in `{DEFAULT_CONFIG}`; "
+        f"configs: {', '.join(sorted(c for c in manifest.counts if c != DEFAULT_CONFIG))}.\n",
+        key="release-summary", description=f"timelyqa {manifest.version}")
     folder = Path(out).resolve()
-    create_link_artifact(folder.as_uri(), link_text=f"timelyqa {manifest['version']} ({folder})", key="release-link",
+    create_link_artifact(folder.as_uri(), link_text=f"timelyqa {manifest.version} ({folder})", key="release-link",
                          description="the release folder (a Hub dataset repository; publish-release uploads it)")
     return manifest

@@ -10,6 +10,7 @@ from publish import guide
 from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.sources import sources
 from timelyqa.record import Split
+from timelyqa.release_manifest import ReleaseManifest, SourceSummary
 from timelyqa.split import EXTRA_SPLITS, RELEASE_SPLITS, SPLITS
 
 DEFAULT_CONFIG = "default"
@@ -71,22 +72,22 @@ def _size_category(rows: int) -> str:
     return "10M<n<100M"
 
 
-def _config_names(manifest: dict[str, Any]) -> list[str]:
-    return [DEFAULT_CONFIG, *sorted(name for name in manifest["configs"] if name != DEFAULT_CONFIG)]
+def _config_names(manifest: ReleaseManifest) -> list[str]:
+    return [DEFAULT_CONFIG, *sorted(name for name in manifest.configs if name != DEFAULT_CONFIG)]
 
 
-def _total(manifest: dict[str, Any], config: str, split: str | None = None) -> int:
+def _total(manifest: ReleaseManifest, config: str, split: str | None = None) -> int:
     splits = [split] if split else ROW_SPLITS
-    return sum(sum(manifest["counts"][config].get(s, {}).values()) for s in splits)
+    return sum(sum(manifest.counts[config].get(s, {}).values()) for s in splits)
 
 
-def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
+def front_matter(manifest: ReleaseManifest) -> dict[str, Any]:
     """The card's YAML metadata: licences, tags and one `configs:` entry per config with its data files."""
-    names = sorted(manifest["sources"])
+    names = sorted(manifest.sources)
     licenses = sorted({_licence(source) for source in names}) or ["other"]
     configs = []
     for name in _config_names(manifest):
-        splits = manifest["configs"][name]["splits"]
+        splits = manifest.configs[name].splits
         if not splits:  # a config without data files cannot be declared
             continue
         entry: dict[str, Any] = {"config_name": name, "data_files": [
@@ -105,17 +106,17 @@ def front_matter(manifest: dict[str, Any]) -> dict[str, Any]:
         "tags": ["temporal", "live-benchmark", "rlvr", "canary", *names],
         "configs": configs,
         "dataset_info": [_dataset_info(manifest, name) for name in _config_names(manifest)
-                         if manifest["configs"][name]["splits"] and manifest["configs"][name].get("features")],
+                         if manifest.configs[name].splits and manifest.configs[name].features],
     }
 
 
-def _dataset_info(manifest: dict[str, Any], config: str) -> dict[str, Any]:
-    files = manifest["files"]
+def _dataset_info(manifest: ReleaseManifest, config: str) -> dict[str, Any]:
+    files = manifest.files
     splits = []
-    for split, paths in manifest["configs"][config]["splits"].items():
-        splits.append({"name": split, "num_examples": sum(files[p]["rows"] for p in paths),
-                       "num_bytes": sum(files[p]["bytes"] for p in paths)})
-    return {"config_name": config, "features": manifest["configs"][config]["features"], "splits": splits}
+    for split, paths in manifest.configs[config].splits.items():
+        splits.append({"name": split, "num_examples": sum(files[p].rows for p in paths),
+                       "num_bytes": sum(files[p].bytes for p in paths)})
+    return {"config_name": config, "features": manifest.configs[config].features, "splits": splits}
 
 
 def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
@@ -123,16 +124,16 @@ def _table(header: list[str], rows: list[list[Any]]) -> list[str]:
     return lines + ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
 
 
-def _extras(manifest: dict[str, Any]) -> list[str]:
+def _extras(manifest: ReleaseManifest) -> list[str]:
     """The extra splits some config of the release has, in card order."""
-    return [split for split in EXTRA_SPLITS if any(split in info["splits"] for info in manifest["configs"].values())]
+    return [split for split in EXTRA_SPLITS if any(split in info.splits for info in manifest.configs.values())]
 
 
-def _counts_section(manifest: dict[str, Any]) -> list[str]:
+def _counts_section(manifest: ReleaseManifest) -> list[str]:
     shown = [*SPLITS, *_extras(manifest)]
     rows = []
     for config in _config_names(manifest):
-        counts = manifest["counts"][config]
+        counts = manifest.counts[config]
         levels = sorted({level for split in shown for level in counts.get(split, {})})
         for level in levels:
             per_split = [counts.get(split, {}).get(level, 0) for split in shown]
@@ -146,51 +147,51 @@ def _counts_section(manifest: dict[str, Any]) -> list[str]:
                 in shown else ""), ""]
     lines += _table(["config", "level", *shown, "total"], rows)
     missing = [f"`{config}` has no {split} rows" for config in _config_names(manifest) for split in SPLITS
-               if not manifest["configs"][config]["splits"].get(split)]
+               if not manifest.configs[config].splits.get(split)]
     if missing:
         lines += ["", "A split with no rows is not declared, because `datasets` cannot load an empty split: "
                   + "; ".join(missing) + "."]
     return lines
 
 
-def _extra_section(manifest: dict[str, Any]) -> list[str]:
+def _extra_section(manifest: ReleaseManifest) -> list[str]:
     """Which configs have the extra splits, what they mean, and the review behind `human_verified`."""
     extras = _extras(manifest)
     if not extras:
         return []
-    repo = manifest.get("repo_id") or "path/or/repo_id"
+    repo = manifest.repo_id or "path/or/repo_id"
     lines = ["## Human-verified and longitudinal splits", ""]
     for split in extras:
-        names = [c for c in _config_names(manifest) if split in manifest["configs"][c]["splits"]]
+        names = [c for c in _config_names(manifest) if split in manifest.configs[c].splits]
         lines += [f"- `{split}` ({', '.join(f'`{c}`: {_total(manifest, c, split)} rows' for c in names)}): "
                   f"{EXTRA_MEANING[split]}."]
-    reviews = manifest.get("reviews") or {}
+    reviews = manifest.reviews
     if reviews:
         lines += ["", "Review decisions so far (kept in `reviews/`, one file per source, and applied to every later "
                   "release while the row still reads the same): " + "; ".join(
-                      f"`{source}` {info['accepted']} accepted, {info['rejected']} rejected"
+                      f"`{source}` {info.accepted} accepted, {info.rejected} rejected"
                       for source, info in sorted(reviews.items())) + "."]
     # The example names a source's own config where one has the split (`default` is listed first).
     source = next(c for c in [*_config_names(manifest)[1:], DEFAULT_CONFIG]
-                  if extras[0] in manifest["configs"][c]["splits"])
+                  if extras[0] in manifest.configs[c].splits)
     return lines + ["", "```python", *(f'{split} = datasets.load_dataset("{repo}", "{source}", split="{split}")'
-                                       for split in extras if split in manifest["configs"][source]["splits"]),
+                                       for split in extras if split in manifest.configs[source].splits),
                     "```", ""]
 
 
-def _split_section(manifest: dict[str, Any]) -> list[str]:
-    dates = manifest["split_dates"]
-    lines = ["## How the splits are made", "", manifest["split_rule"], ""]
-    if dates["newest_event_date"]:
-        lines += [f"- newest `event_date`: {dates['newest_event_date']}",
-                  f"- `test`: groups whose latest `event_date` is on or after {dates['test_from']}",
-                  f"- `validation`: groups whose latest `event_date` is from {dates['validation_from']} "
-                  f"to before {dates['test_from']}",
-                  f"- `train`: groups whose latest `event_date` is before {dates['validation_from']}", ""]
+def _split_section(manifest: ReleaseManifest) -> list[str]:
+    dates = manifest.split_dates
+    lines = ["## How the splits are made", "", manifest.split_rule, ""]
+    if dates.newest_event_date:
+        lines += [f"- newest `event_date`: {dates.newest_event_date}",
+                  f"- `test`: groups whose latest `event_date` is on or after {dates.test_from}",
+                  f"- `validation`: groups whose latest `event_date` is from {dates.validation_from} "
+                  f"to before {dates.test_from}",
+                  f"- `train`: groups whose latest `event_date` is before {dates.validation_from}", ""]
     lines += ["Group keys:", ""]
-    lines += [f"- `{source}`: {info['group_key']}" for source, info in sorted(manifest["sources"].items())]
+    lines += [f"- `{source}`: {info.group_key}" for source, info in sorted(manifest.sources.items())]
     lines += ["", *LIVING]
-    refreshing = [source for source, info in sorted(manifest["sources"].items()) if info.get("refresh_to_train")]
+    refreshing = [source for source, info in sorted(manifest.sources.items()) if info.refresh_to_train]
     if refreshing:
         lines += ["", f"Refresh rule ({', '.join(f'`{s}`' for s in refreshing)}; LiveNewsBench's, any period): when a "
                   "release's newest month is later than the previous release's, the rows the previous release had in "
@@ -199,36 +200,36 @@ def _split_section(manifest: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _funnel_section(manifest: dict[str, Any]) -> list[str]:
+def _funnel_section(manifest: ReleaseManifest) -> list[str]:
     lines = ["## From inputs to questions", "", "Each source's stages, and why candidates were dropped "
              "(the dropped ones are kept with their reason in the source's `rejected.parquet`).", ""]
-    for source, info in sorted(manifest["sources"].items()):
-        runs = len(info["runs"])
-        merged = f"; {info['duplicates_dropped']} duplicate ids merged away" if info["duplicates_dropped"] else ""
+    for source, info in sorted(manifest.sources.items()):
+        runs = len(info.runs)
+        merged = f"; {info.duplicates_dropped} duplicate ids merged away" if info.duplicates_dropped else ""
         plural = "s" if runs > 1 else ""
-        carried = info.get("carried", 0)
-        kept = (f" ({carried} carried from the previous release, {info.get('carried_not_rechecked', 0)} of them not "
+        carried = info.carried
+        kept = (f" ({carried} carried from the previous release, {info.carried_not_rechecked} of them not "
                 "re-checked this week)" if carried else "")
-        lines += [f"### {source}", "", f"{info['rows']} released rows{kept} from {runs} run{plural} this week{merged}.",
+        lines += [f"### {source}", "", f"{info.rows} released rows{kept} from {runs} run{plural} this week{merged}.",
                   ""]
-        lines += _table(["stage", "count"], [[f"`{s['stage']}`", s["count"]] for s in info["funnel"]]) + [""]
-        rejects = sorted(info["rejects"].items(), key=lambda item: (-item[1], item[0]))
+        lines += _table(["stage", "count"], [[f"`{s.stage}`", s.count] for s in info.funnel]) + [""]
+        rejects = sorted(info.rejects.items(), key=lambda item: (-item[1], item[0]))
         lines += _gate_line(source, info)
         if rejects:
             lines += _table(["reject reason", "count", "why"],
                             [[f"`{reason}`", n, _explanation(source, reason)] for reason, n in rejects]) + [""]
-        generators = ", ".join(f"`{g}`" for g in info["generators"]) or "none"
+        generators = ", ".join(f"`{g}`" for g in info.generators) or "none"
         lines += [f"Generators: {generators}.", ""]
     return lines
 
 
-def _gate_line(source: str, info: dict[str, Any]) -> list[str]:
+def _gate_line(source: str, info: SourceSummary) -> list[str]:
     """What the question-quality gate did to the source's candidates this week, in a sentence."""
     spec = sources().get(source)
     if spec is None or GATE_STAGE not in {stage.name for stage in spec.stages}:
         return []
-    dropped = {reason: n for reason, n in info["rejects"].items() if spec.reason_stage.get(reason) == GATE_STAGE}
-    passed = next((s["count"] for s in info["funnel"] if s["stage"] == GATE_PASSED), None)
+    dropped = {reason: n for reason, n in info.rejects.items() if spec.reason_stage.get(reason) == GATE_STAGE}
+    passed = info.funnel_counts().get(GATE_PASSED)
     if passed is None and not dropped:
         return []
     why = ", ".join(f"`{reason}` {n}" for reason, n in sorted(dropped.items(), key=lambda i: (-i[1], i[0])))
@@ -237,19 +238,19 @@ def _gate_line(source: str, info: dict[str, Any]) -> list[str]:
                                                                                            "."), ""]
 
 
-def _usage_section(manifest: dict[str, Any]) -> list[str]:
-    repo = manifest.get("repo_id") or "path/or/repo_id"
+def _usage_section(manifest: ReleaseManifest) -> list[str]:
+    repo = manifest.repo_id or "path/or/repo_id"
     # The example must run: name a source config that has a test split, Wikidata first.
-    with_test = [name for name in sorted(manifest["sources"], key=lambda n: (n != "wikidata", n))
-                 if "test" in manifest["configs"][name]["splits"]]
+    with_test = [name for name in sorted(manifest.sources, key=lambda n: (n != "wikidata", n))
+                 if "test" in manifest.configs[name].splits]
     source = with_test[0] if with_test else DEFAULT_CONFIG
-    cutoff = manifest["split_dates"]["test_from"] or "2026-01-01"
+    cutoff = manifest.split_dates.test_from or "2026-01-01"
     year, month, day = (int(part) for part in cutoff.split("-"))
     return [
         "## How to load", "", "```python", "import datasets", "",
         f'test = datasets.load_dataset("{repo}", "{source}", split="test")',
         f'everything = datasets.load_dataset("{repo}")  # the default config: all sources, common columns',
-        f'pinned = datasets.load_dataset("{repo}", "{source}", split="test", revision="{manifest["version"]}")',
+        f'pinned = datasets.load_dataset("{repo}", "{source}", split="test", revision="{manifest.version}")',
         "```", "",
         "## Only questions newer than your model", "",
         "`event_date` is when the fact happened or changed. Keep the rows after your model's training cutoff:", "",
@@ -259,20 +260,22 @@ def _usage_section(manifest: dict[str, Any]) -> list[str]:
     ]
 
 
-def _changes_section(manifest: dict[str, Any]) -> list[str]:
+def _changes_section(manifest: ReleaseManifest) -> list[str]:
     lines = ["## What changed", ""]
-    previous, diff = manifest.get("previous_version"), manifest.get("changes")
-    if not previous or not diff:
+    previous, diff = manifest.previous_version, manifest.changes
+    if not previous or diff is None:
         return lines + ["The first release. `CHANGELOG.md` will list what each later release changes.", ""]
-    counts = {part: sum(diff[part].values()) for part in ("added", "retired", "moved", "regenerated")}
+    counts = {part: sum(moves.values()) for part, moves in
+              (("added", diff.added), ("retired", diff.retired), ("moved", diff.moved),
+               ("regenerated", diff.regenerated))}
     refreshed = "".join(f" Refresh: `{source}` moved " + ", ".join(f"{n} rows {move}" for move, n in moves.items())
-                        + "." for source, moves in sorted((diff.get("refreshed") or {}).items()))
-    verified = diff.get("human_verified") or {}
-    reviewed = (f" {sum(verified.get('added', {}).values())} rows added to human_verified, "
-                f"{sum(verified.get('removed', {}).values())} removed." if any(verified.values()) else "")
-    why = diff.get("retired_why") or {}
+                        + "." for source, moves in sorted(diff.refreshed.items()))
+    verified = diff.human_verified
+    reviewed = (f" {sum(verified.added.values())} rows added to human_verified, "
+                f"{sum(verified.removed.values())} removed." if verified.added or verified.removed else "")
+    why = diff.retired_why
     reasons = f" ({', '.join(f'{reason}: {n}' for reason, n in why.items())})" if why else ""
-    unchecked = sum((diff.get("carried_not_rechecked") or {}).values())
+    unchecked = sum(diff.carried_not_rechecked.values())
     carried = f" {unchecked} carried rows were not re-checked this week." if unchecked else ""
     return lines + [f"Since {previous}: {counts['added']} rows added, {counts['retired']} retired{reasons}, "
                     f"{counts['moved']} moved between splits, {counts['regenerated']} rewritten by a new "
@@ -280,8 +283,8 @@ def _changes_section(manifest: dict[str, Any]) -> list[str]:
                     "each retired row with its reason.", ""]
 
 
-def _answers_section(manifest: dict[str, Any]) -> list[str]:
-    grader = manifest.get("grader_version") or "timelyqa_grader_v1"
+def _answers_section(manifest: ReleaseManifest) -> list[str]:
+    grader = manifest.grader_version or "timelyqa_grader_v1"
     return [
         "## Answers and grading", "",
         "`answer` is the display string. `answer_type` says what kind of answer it is (`entity`, `number`, "
@@ -333,9 +336,9 @@ def _training_section() -> list[str]:
     ]
 
 
-def _scoring_section(manifest: dict[str, Any]) -> list[str]:
-    version = manifest["version"]
-    repo = manifest.get("repo_id") or "ORG/NAME"
+def _scoring_section(manifest: ReleaseManifest) -> list[str]:
+    version = manifest.version
+    repo = manifest.repo_id or "ORG/NAME"
     return [
         "## Scoring a model", "",
         "`timelyqa eval` asks each test question with the training prompt (or reads a file of predictions), grades "
@@ -354,21 +357,23 @@ def _scoring_section(manifest: dict[str, Any]) -> list[str]:
     ]
 
 
-def render_card(manifest: dict[str, Any]) -> str:
-    """README.md for a release manifest (as build_release returns it); the same manifest gives the same text."""
-    names = sorted(manifest["sources"])
+def render_card(manifest: ReleaseManifest | dict[str, Any]) -> str:
+    """README.md for a release manifest (the model, or the file's JSON object); the same manifest gives the same
+    text."""
+    manifest = ReleaseManifest.of(manifest)
+    names = sorted(manifest.sources)
     described = "; ".join(f"**{s}** ({_summary(s)})" for s in names)
     body = [
-        f"# {PRETTY_NAME} {manifest['version']}", "",
+        f"# {PRETTY_NAME} {manifest.version}", "",
         "Question-answer pairs whose answers change with the world, each dated by the event that made it true "
         f"and verified against its source. Sources in this release: {described}.", "",
         *guide.synthetic_note(manifest),
-        f"Built {manifest['created']} by timelyqa {manifest['code_version']}. `manifest.json` lists the sha256 of "
+        f"Built {manifest.created} by timelyqa {manifest.code_version}. `manifest.json` lists the sha256 of "
         "every data file, the input hashes and the counts of every stage.", "",
         "## Canary", "",
         "Every row carries this string in its `canary` column, and so does this card. If you build a pretraining "
         "or fine-tuning corpus, drop any document that contains it, so the test split stays unseen:", "",
-        "```", manifest["canary"], "```", "",
+        "```", manifest.canary, "```", "",
         *_counts_section(manifest), "",
         *guide.glossary(manifest),
         *_split_section(manifest), "",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Collection, Mapping
@@ -13,6 +12,7 @@ import polars as pl
 
 from timelyqa.names import current_name
 from timelyqa.record import Split
+from timelyqa.release_manifest import ReleaseChanges, ReleaseManifest
 from timelyqa.released import release_file
 
 INDEX_COLUMNS = ["id", "source", "split", "generator"]
@@ -24,21 +24,13 @@ _FROM = (Split.VALIDATION.value, Split.TEST.value)
 _SUFFIX = re.compile(r"^(v\d{4}\.\d{2}\.\d{2})(?:\.(\d+))?$")
 
 
-def read_manifest(folder: Path) -> dict[str, Any] | None:
-    """The manifest.json of the release in `folder`, or None when there is none (or it is not a release's)."""
-    try:
-        manifest = json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) and "version" in manifest else None
-
-
-def read_config(folder: Path, manifest: dict[str, Any], config: str, *, splits: Collection[str] | None = None,
+def read_config(folder: Path, manifest: ReleaseManifest, config: str, *, splits: Collection[str] | None = None,
                 columns: list[str] | None = None) -> pl.DataFrame | None:
     """The rows of one config of the release in `folder` (only `splits`, when given), from its own data files;
     None when the release has no such config. Each file must be the one the manifest records (sha256): ConfigError
     names a file that is missing or differs, so no changelog or rebuild is made from a killed or edited release."""
-    listed = manifest.get("configs", {}).get(config, {}).get("splits", {})
+    info = manifest.configs.get(config)
+    listed = info.splits if info is not None else {}
     paths = [release_file(folder, manifest, name) for split, names in sorted(listed.items())
              if splits is None or split in splits for name in names]
     if not paths:
@@ -46,14 +38,14 @@ def read_config(folder: Path, manifest: dict[str, Any], config: str, *, splits: 
     return pl.concat([pl.read_parquet(path, columns=columns) for path in paths], how="vertical")
 
 
-def previous_release(folder: Path) -> tuple[dict[str, Any], pl.DataFrame] | None:
+def previous_release(folder: Path) -> tuple[ReleaseManifest, pl.DataFrame] | None:
     """The manifest and row index (id, source, split, generator) of the release in `folder`, if any: every source
     config's rows (live questions too, which `default` leaves out). The index has a human_verified row beside the
-    test row it copies."""
-    manifest = read_manifest(folder)
+    test row it copies. A release manifest that is malformed is a ConfigError naming it, never "no release"."""
+    manifest = ReleaseManifest.find(folder)
     if manifest is None:
         return None
-    frames = [index for config in sorted(manifest.get("configs", {})) if config != DEFAULT
+    frames = [index for config in sorted(manifest.configs) if config != DEFAULT
               if (index := read_config(folder, manifest, config, columns=INDEX_COLUMNS)) is not None]
     empty = pl.DataFrame(schema={c: pl.String() for c in INDEX_COLUMNS})
     return manifest, pl.concat([empty, *frames], how="vertical_relaxed")
@@ -138,42 +130,41 @@ def _per_source(df: pl.DataFrame, column: str) -> dict[str, int]:
     return {str(k): int(n) for k, n in sorted(df.group_by(column).len().iter_rows())}
 
 
-def changelog_entry(version: str, created: str, previous: str | None, diff: dict[str, Any] | None,
-                    notes: Collection[str] = ()) -> str:
+def changelog_entry(version: str, created: str, previous: str | None,
+                    diff: ReleaseChanges | Mapping[str, Any] | None, notes: Collection[str] = ()) -> str:
     """The release's entry; `notes` are lines its sources asked for (a recipe broken, say), listed last."""
     lines = [f"## {version} ({created[:10]})", ""]
     if previous is None or diff is None:
         return "\n".join(lines + ["First release.", *(f"- {note}" for note in notes), "", ""])
-    def total(part: str) -> int:
-        return sum(diff[part].values())
+    diff = diff if isinstance(diff, ReleaseChanges) else ReleaseChanges.model_validate(diff)
     lines.append(f"Since {previous}:")
     lines.append("")
-    lines.append(f"- {total('added')} rows added" + _detail(diff["added"]))
-    lines.append(f"- {total('retired')} rows retired" + _detail(diff["retired"])
-                 + (f"; why: {', '.join(f'{k} {n}' for k, n in diff['retired_why'].items())}"
-                    if diff.get("retired_why") else ""))
-    for row in diff.get("retired_rows", []):
-        detail = " ".join(row["detail"].split())
-        lines.append(f"  - `{row['id']}` ({row['source']}): {row['reason']}" + (f": {detail}" if detail else ""))
-    lines.append(f"- {total('moved')} rows moved between splits" + _detail(diff["moved"]))
-    for source, moves in diff.get("moved_by_source", {}).items():
+    lines.append(f"- {sum(diff.added.values())} rows added" + _detail(diff.added))
+    lines.append(f"- {sum(diff.retired.values())} rows retired" + _detail(diff.retired)
+                 + (f"; why: {', '.join(f'{k} {n}' for k, n in diff.retired_why.items())}"
+                    if diff.retired_why else ""))
+    for row in diff.retired_rows:
+        detail = " ".join(row.detail.split())
+        lines.append(f"  - `{row.id}` ({row.source}): {row.reason}" + (f": {detail}" if detail else ""))
+    lines.append(f"- {sum(diff.moved.values())} rows moved between splits" + _detail(diff.moved))
+    for source, moves in diff.moved_by_source.items():
         lines.append(f"  - {source}: " + ", ".join(f"{n} {move}" for move, n in moves.items()))
-    unchecked = diff.get("carried_not_rechecked") or {}
+    unchecked = diff.carried_not_rechecked
     if unchecked:
         lines.append(f"- {sum(unchecked.values())} rows carried, not re-checked this week" + _detail(unchecked)
                      + ": no run checked them again, so they stay as they were")
-    lines.append(f"- {total('regenerated')} rows rewritten by a new generator version" + _detail(diff["regenerated"]))
-    for source, moves in diff.get("refreshed", {}).items():
+    lines.append(f"- {sum(diff.regenerated.values())} rows rewritten by a new generator version"
+                 + _detail(diff.regenerated))
+    for source, moves in diff.refreshed.items():
         ordered = sorted(moves.items(), key=lambda item: _FROM.index(item[0].split(" -> ")[0]))
         lines.append(f"- refresh: {source}: " + ", ".join(f"{n} rows moved {move}" for move, n in ordered)
                      + f" (configs `{source}` and `default`; the previous validation and test go to train, "
                      "LiveNewsBench's rule)")
-    verified = diff.get("human_verified", {})
-    if verified.get("added") or verified.get("removed"):
-        added, removed = verified.get("added", {}), verified.get("removed", {})
+    added, removed = diff.human_verified.added, diff.human_verified.removed
+    if added or removed:
         lines.append(f"- {sum(added.values())} rows added to human_verified" + _detail(added)
                      + f", {sum(removed.values())} removed" + _detail(removed))
-    for rename, n in diff.get("renamed", {}).items():
+    for rename, n in diff.renamed.items():
         old, new = rename.split(" -> ")
         lines.append(f"- generator `{old}` is now spelled `{new}` ({n} rows): a new name only; the questions, "
                      "answers and splits did not change")

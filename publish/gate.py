@@ -14,13 +14,14 @@ naming every floor missed, with the value found; the previous release stays as i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from timelyqa.errors import ConfigError, GateFailed
 from timelyqa.quality import GATE_PASSED, GATE_STAGE
+from timelyqa.release_manifest import SourceSummary
+from timelyqa.settings import problem
 from timelyqa.sources import sources as registered
 
 
@@ -53,7 +54,8 @@ class Floors(BaseModel):
 
     @classmethod
     def load(cls, path: Path) -> Floors:
-        """The floors pinned in `path`; ConfigError in one line naming the file and the field."""
+        """The floors pinned in `path`; ConfigError in one line naming the file and the field, in the settings
+        base's words (timelyqa.settings.problem)."""
         try:
             data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
@@ -61,22 +63,21 @@ class Floors(BaseModel):
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "file"
-            raise ConfigError(f"--floors {path}: {where}: {first['msg']}") from None
+            where, what = problem(exc)
+            raise ConfigError(f"--floors {path}: {where or 'the file'}: {what}") from None
 
 
-def quality_share(source: str, summary: dict[str, Any]) -> float | None:
+def quality_share(source: str, summary: SourceSummary) -> float | None:
     """The share of the source's candidates its question-quality gate sent back; None when it gated none."""
     spec = registered().get(source)
     if spec is None:
         return None
-    dropped = sum(n for reason, n in summary["rejects"].items() if spec.reason_stage.get(reason) == GATE_STAGE)
-    passed = next((s["count"] for s in summary["funnel"] if s["stage"] == GATE_PASSED), 0)
+    dropped = sum(n for reason, n in summary.rejects.items() if spec.reason_stage.get(reason) == GATE_STAGE)
+    passed = summary.funnel_counts().get(GATE_PASSED, 0)
     return dropped / (dropped + passed) if dropped + passed else None
 
 
-def missed(floors: Floors, rows: dict[str, int], summaries: dict[str, dict[str, Any]]) -> list[str]:
+def missed(floors: Floors, rows: dict[str, int], summaries: dict[str, SourceSummary]) -> list[str]:
     """Each floor the release misses, in words with the value found; empty when it holds them all."""
     problems = [f"{config} has {rows.get(config, 0)} rows, floor {floor}"
                 for config, floor in sorted(floors.rows.items()) if rows.get(config, 0) < floor]
@@ -86,7 +87,7 @@ def missed(floors: Floors, rows: dict[str, int], summaries: dict[str, dict[str, 
             problems.append(f"{source}'s question-quality gate sent back {share:.0%} of its candidates, "
                             f"at most {ceiling:.0%}")
     for source, pinned in sorted(floors.ratios.items()):
-        funnel = {s["stage"]: s["count"] for s in summaries.get(source, {}).get("funnel", [])}
+        funnel = summaries[source].funnel_counts() if source in summaries else {}
         for ratio, floor in sorted(pinned.items()):
             top, _, bottom = ratio.partition("/")
             if not funnel.get(bottom):
@@ -96,7 +97,7 @@ def missed(floors: Floors, rows: dict[str, int], summaries: dict[str, dict[str, 
     return problems
 
 
-def check(floors: Floors | None, rows: dict[str, int], summaries: dict[str, dict[str, Any]]) -> None:
+def check(floors: Floors | None, rows: dict[str, int], summaries: dict[str, SourceSummary]) -> None:
     """GateFailed naming every floor missed; nothing when there are no floors or all hold."""
     if floors is None:
         return

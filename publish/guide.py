@@ -5,8 +5,8 @@ questions of this release."""
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.sources import sources
 
 DEFAULT_CONFIG = "default"
@@ -48,18 +48,18 @@ AS_OF = [
 ]
 
 
-def synthetic_note(manifest: dict[str, Any]) -> list[str]:
+def synthetic_note(manifest: ReleaseManifest) -> list[str]:
     """The first thing the card says when `timelyqa demo` made the release."""
-    if not manifest.get("synthetic"):
+    if not manifest.synthetic:
         return []
     return ["> **Synthetic demo data.** `timelyqa demo` made this release from the small invented inputs bundled "
             "with timelyqa (`data/demo`: an invented institute's website, news outlets and official sites served on "
             "127.0.0.1, and small Wikidata and Wikipedia snapshots). Its questions are about things that do not "
             "exist: use it to try the tools, never to train or to measure a model. It is dated by its inputs "
-            f"({manifest['created']}), so the same checkout gives the same release on any day.", ""]
+            f"({manifest.created}), so the same checkout gives the same release on any day.", ""]
 
 
-def glossary(manifest: dict[str, Any]) -> list[str]:
+def glossary(manifest: ReleaseManifest) -> list[str]:
     """The common columns (every config has them; a source's own config adds its own), then how to give `as_of`."""
     lines = ["## The common columns", "",
              "Every config has these columns, and `default` has only these; a source's own config adds its own "
@@ -77,27 +77,28 @@ def _terms(licence: str) -> str:
     return licence.upper() if licence != "other" else "other: the terms of the pages in each row's `evidence`"
 
 
-def licences(manifest: dict[str, Any]) -> list[str]:
+def licences(manifest: ReleaseManifest) -> list[str]:
     """The licence of every config the release declares, `default` first."""
-    names = sorted(manifest["sources"])
+    names = sorted(manifest.sources)
     mixed = sorted({_licence(s) for s in names})
     default = (_terms(mixed[0]) if len(mixed) == 1 else
                "mixed: each row's terms are those of its `source` (" + "; ".join(
                    f"`{s}`: {_licence(s).upper() if _licence(s) != 'other' else 'other'}" for s in names) + ")")
-    rows = [(DEFAULT_CONFIG, default), *((s, _terms(_licence(s))) for s in names if s in manifest["configs"])]
+    rows = [(DEFAULT_CONFIG, default), *((s, _terms(_licence(s))) for s in names if s in manifest.configs)]
     return ["## Licence", "", "| config | licence |", "|---|---|", *(f"| `{c}` | {t} |" for c, t in rows), ""]
 
 
-def live_resolve(manifest: dict[str, Any]) -> list[str]:
+def live_resolve(manifest: ReleaseManifest) -> list[str]:
     """The complete command that answers this release's live questions, when it has any."""
-    paths = manifest["configs"].get(LIVE_SOURCE, {}).get("splits", {}).get("test")
+    config = manifest.configs.get(LIVE_SOURCE)
+    paths = config.splits.get("test") if config is not None else None
     if not paths:
         return []
-    runs = manifest["sources"].get(LIVE_SOURCE, {}).get("runs", [])
+    summary = manifest.sources.get(LIVE_SOURCE)
     names: dict[str, str] = {}
-    for run in runs:
-        names |= run["manifest"].get("settings", {}).get("vars") or {}
-    command = ["timelyqa", "live", "resolve", "--recipes", paths[0], "--at", manifest["created"],
+    for run in summary.runs if summary is not None else []:
+        names |= run.manifest.settings.get("vars") or {}
+    command = ["timelyqa", "live", "resolve", "--recipes", paths[0], "--at", manifest.created,
                *(a for k, v in sorted(names.items()) for a in ("--var", f"{k}={v}")), "--out", "answers/"]
     lines = ["## Resolving the live questions", "",
              f"The `{LIVE_SOURCE}` test rows are live. Resolve them from this release's folder; `--at` is the clock "
@@ -107,7 +108,7 @@ def live_resolve(manifest: dict[str, Any]) -> list[str]:
              + ("`--var` gives each recipe's `{site}` the origin this release's checks used; " if names else "")
              + "a recipe may reach a private or loopback host only when you name it: `--var site=http://HOST:PORT` "
              "for a recipe that starts with `{site}`, `--allow-host HOST:PORT` for any other."]
-    if manifest.get("synthetic") and names:
+    if manifest.synthetic and names:
         lines += ["", "The demo's official sites are the bundled folder `data/demo/official/site` of a timelyqa "
                   "checkout; serve it there first, on the port above: `python3 -m http.server "
                   f"{_port(names)} --bind 127.0.0.1 --directory data/demo/official/site`."]

@@ -10,7 +10,6 @@ release with no tag, and running it again finds nothing to upload and tags that 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -29,6 +28,7 @@ from publish.release import code_version
 from timelyqa.checks import http_url, is_loopback
 from timelyqa.errors import ConfigError, SourceContractError, TimelyQAError, TransientSourceError
 from timelyqa.http import RetryPolicy, retry_after, transient_status
+from timelyqa.release_manifest import ReleaseManifest
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -88,31 +88,25 @@ def _hash_file(path: Path) -> LocalFile:
 def read_release(folder: Path) -> Release:
     """The release's version and files (every file not under a dot-folder), checked against its manifest."""
     folder = Path(folder)
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{folder}: no readable manifest.json, not a release folder ({exc})") from None
-    version = manifest.get("version") if isinstance(manifest, dict) else None
-    if not isinstance(version, str) or not _TAG.match(version):
+    manifest = ReleaseManifest.load(folder)
+    version = manifest.version
+    if not _TAG.match(version):
         raise ConfigError(f"{folder}: manifest.json version {version!r} cannot name a tag")
     if not (folder / "README.md").is_file():
         raise ConfigError(f"{folder}: no README.md (the dataset card); rebuild the release")
     paths = sorted(p for p in folder.rglob("*") if p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(folder).parts))
     files = {p.relative_to(folder).as_posix(): _hash_file(p) for p in paths}
-    listed = manifest.get("files")
-    if not isinstance(listed, dict):
-        raise ConfigError(f"{folder}: manifest.json has no `files` object; rebuild the release")
+    listed = manifest.files
     for name, meta in sorted(listed.items()):
-        if name not in files or files[name].sha256 != (meta.get("sha256") if isinstance(meta, dict) else None):
+        if name not in files or files[name].sha256 != meta.sha256:
             state = "is missing" if name not in files else "differs from the hash in manifest.json"
             raise ConfigError(f"{folder}: {name} {state}; the release is incomplete or changed after it was built")
     strays = [name for name in files if name.endswith(".parquet") and name not in listed]
     if strays:
         raise ConfigError(f"{folder}: {strays[0]} is not in manifest.json ({len(strays)} such file(s)); "
                           "rebuild the release into a clean folder")
-    repo = manifest.get("repo_id")
-    return Release(folder, version, repo if isinstance(repo, str) else None, files)
+    return Release(folder, version, manifest.repo_id, files)
 
 
 def plan_changes(local: dict[str, LocalFile], remote: dict[str, RepoFile]) -> tuple[list[str], list[str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.files import link_tree, replaced_folder, sha256_file, write_parquet
 from timelyqa.answers import drop_conflicting_aliases
 from timelyqa.manifest import code_version
+from timelyqa.release_manifest import MANIFEST, ReleaseChanges, ReleaseManifest, SourceSummary, SplitDates
 from timelyqa.released import Retirement, rechecked_ids, released_rows, retirements
 from timelyqa.record import CANARY, RECORD_SCHEMA, Split
 from timelyqa.rewards import GRADER_VERSION
@@ -39,14 +39,12 @@ def _utc(moment: datetime) -> datetime:
 
 def _replaced_files(out: Path) -> set[str]:
     """The data files the release in `out` lists: what a new release replaces. Anything else there (.git, a
-    note) is carried into the new one as it is."""
+    note, a manifest too broken to list anything) is carried into the new one as it is."""
     try:
-        previous = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        previous = ReleaseManifest.find(out)
+    except ConfigError:
         return set()
-    listed = previous.get("files", {}) if isinstance(previous, dict) else {}
-    return {name for name in listed if isinstance(name, str) and name.endswith(".parquet")} if isinstance(
-        listed, dict) else set()
+    return {name for name in previous.files if name.endswith(".parquet")} if previous is not None else set()
 
 
 def _write_split(df: pl.DataFrame, out: Path, config: str, split: str, files: dict[str, Any]) -> list[str]:
@@ -68,7 +66,7 @@ def _level_counts(df: pl.DataFrame) -> dict[str, int]:
 
 
 def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, dropped: int, *, carried: int = 0,
-                    unchecked: int = 0) -> dict[str, Any]:
+                    unchecked: int = 0) -> SourceSummary:
     funnel: dict[str, int] = {}
     rejects: dict[str, int] = {}
     usage: dict[str, float] = {}  # model calls, tokens and seconds, for sources that use an LLM
@@ -79,7 +77,7 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
             funnel[stage] = funnel.get(stage, 0) + count
         for reason, count in run.manifest.rejects.items():
             rejects[reason] = rejects.get(reason, 0) + count
-    return {
+    return SourceSummary.model_validate({
         "rows": rows.height, "duplicates_dropped": dropped, "group_key": group_key_text(source, rows.columns),
         "carried": carried, "carried_not_rechecked": unchecked,
         "refresh_to_train": _refreshes(source),
@@ -91,12 +89,12 @@ def _source_summary(source: str, runs: list[SourceRun], rows: pl.DataFrame, drop
                   # A run's timings say how long it took on its machine, not what the release holds: they stay in
                   # the source folder's manifest, so the same inputs give the same release bytes.
                   "manifest": run.manifest.model_dump(mode="json", exclude={"timings"})} for run in runs],
-    }
+    })
 
 
 def build_release(sources: list[Path], out: Path, *, version: str | None = None, created: datetime | None = None,
                   repo_id: str | None = None, previous: Path | None = None, floors: Floors | None = None,
-                  synthetic: bool = False) -> dict[str, Any]:
+                  synthetic: bool = False) -> ReleaseManifest:
     """Build the release folder `out` from source output folders and the previous release; return its manifest.
     A release below `floors` (publish/gate.py) is not written: GateFailed, and the folder stays as it was.
 
@@ -141,7 +139,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
     if not dates:  # nothing to declare: a card without configs does not load
         raise ConfigError(f"release: no dated questions in {', '.join(str(folder) for folder in sources)}")
     newest: date = max(dates)
-    refresh = prior is not None and _month(newest) > _month(prior[0].get("split_dates", {}).get("newest_event_date"))
+    refresh = prior is not None and _month(newest) > _month(prior[0].split_dates.newest_event_date)
     refreshed = sorted(s for s in living if _refreshes(s)) if refresh else []
     frames: dict[str, pl.DataFrame] = {}
     for source, df in living.items():
@@ -175,7 +173,7 @@ def build_release(sources: list[Path], out: Path, *, version: str | None = None,
                          created=created or max(run.as_of for run in runs), repo_id=repo_id, sources=summaries,
                          dates=split_dates(frames[DEFAULT_CONFIG], newest=newest), why=retired, refreshed=refreshed,
                          unchecked=unchecked, history=prior_folder,
-                         synthetic=synthetic or bool(prior and prior[0].get("synthetic")))
+                         synthetic=synthetic or bool(prior and prior[0].synthetic))
 
 
 def living_rows(carried: pl.DataFrame | None, new: pl.DataFrame | None, retired: set[str]) -> pl.DataFrame:
@@ -195,8 +193,8 @@ def living_rows(carried: pl.DataFrame | None, new: pl.DataFrame | None, retired:
     return pl.concat(parts, how="diagonal_relaxed") if len(parts) > 1 else parts[0]
 
 
-def _source_configs(manifest: dict[str, Any]) -> list[str]:
-    return sorted(config for config in manifest.get("configs", {}) if config != DEFAULT_CONFIG)
+def _source_configs(manifest: ReleaseManifest) -> list[str]:
+    return sorted(config for config in manifest.configs if config != DEFAULT_CONFIG)
 
 
 def _carried_count(carried: pl.DataFrame | None, rows: pl.DataFrame) -> int:
@@ -218,10 +216,10 @@ def _refreshes(source: str) -> bool:
 
 
 def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisions, *,
-                  prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
-                  repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
+                  prior: tuple[ReleaseManifest, pl.DataFrame] | None, version: str | None, created: datetime | None,
+                  repo_id: str | None, sources: dict[str, SourceSummary], dates: SplitDates | dict[str, str | None],
                   why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None = None,
-                  history: Path | None = None, synthetic: bool = False) -> dict[str, Any]:
+                  history: Path | None = None, synthetic: bool = False) -> ReleaseManifest:
     """Write the split rows of every config (`default` first), the decisions, manifest, card and changelog.
 
     Each config gets its `human_verified` split here, from the accepted decisions that apply to its test rows.
@@ -242,10 +240,10 @@ def write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisio
 
 
 def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisions, *,
-                   prior: tuple[dict[str, Any], pl.DataFrame] | None, version: str | None, created: datetime | None,
-                   repo_id: str | None, sources: dict[str, Any], dates: dict[str, str | None],
+                   prior: tuple[ReleaseManifest, pl.DataFrame] | None, version: str | None, created: datetime | None,
+                   repo_id: str | None, sources: dict[str, SourceSummary], dates: SplitDates | dict[str, str | None],
                    why: dict[str, Retirement], refreshed: list[str], unchecked: dict[str, int] | None,
-                   history: Path, synthetic: bool = False) -> dict[str, Any]:
+                   history: Path, synthetic: bool = False) -> ReleaseManifest:
     created = _utc(created or datetime.now(UTC)).replace(microsecond=0)
     frames = {config: pl.concat([df, human_verified(df, decisions)], how="vertical")
               for config, df in frames.items()}
@@ -266,18 +264,20 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
     for config, info in configs.items():
         info["features"] = _features(out, info["splits"])
     prior_manifest = prior[0] if prior else None
-    if (prior_manifest and version in (None, prior_manifest["version"]) and _same_data(files, prior_manifest)
-            and _digests(reviews) == _digests(prior_manifest.get("reviews") or {})):
+    diff: ReleaseChanges | dict[str, Any] | None
+    if (prior_manifest and version in (None, prior_manifest.version) and _same_data(files, prior_manifest)
+            and _digests(reviews) == {name: info.sha256 for name, info in prior_manifest.reviews.items()}):
         # The same release again: its rows, and so what it said of where they came from, stay as they were.
-        version, stamp = prior_manifest["version"], prior_manifest["created"]
-        before, diff = prior_manifest.get("previous_version"), prior_manifest.get("changes")
-        sources = prior_manifest.get("sources", sources)
+        version, stamp = prior_manifest.version, prior_manifest.created
+        before, diff = prior_manifest.previous_version, prior_manifest.changes
+        if "sources" in prior_manifest.model_fields_set:
+            sources = prior_manifest.sources
     else:
-        version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest["version"])
+        version = version or next_version(created.strftime("v%Y.%m.%d"), prior_manifest and prior_manifest.version)
         stamp = created.isoformat()
-        before = prior_manifest["version"] if prior_manifest else None
+        before = prior_manifest.version if prior_manifest else None
         diff = changes(prior[1], release_index(frames), why, refreshed, unchecked) if prior else None
-    manifest = {
+    fields: dict[str, Any] = {
         "name": "timelyqa", "version": version, "created": stamp, "code_version": code_version(),
         "grader_version": GRADER_VERSION,
         "previous_version": before, "changes": diff,
@@ -285,19 +285,18 @@ def _write_release(out: Path, frames: dict[str, pl.DataFrame], decisions: Decisi
         "reviews": reviews, "split_rule": SPLIT_RULE, "split_dates": dates, "sources": sources,
     }
     if synthetic:  # only then: a release of real sources keeps the manifest it had
-        manifest["synthetic"] = True
-    text = json.dumps(manifest, sort_keys=True, indent=2) + "\n"
-    (out / "manifest.json").write_text(text, encoding="utf-8")
-    manifest = json.loads(text)  # the card and the caller see exactly what the file says
+        fields["synthetic"] = True
+    text = ReleaseManifest.model_validate(fields).to_json()
+    (out / MANIFEST).write_text(text, encoding="utf-8")
+    manifest = ReleaseManifest.parse(text, out / MANIFEST)  # the card and the caller see exactly what the file says
     (out / "README.md").write_text(render_card(manifest), encoding="utf-8")
-    notes = [line for summary in sources.values() for run in summary.get("runs", [])
-             for line in run["manifest"].get("details", {}).get("changelog", [])]
-    write_changelog(out, changelog_entry(version, stamp, before, diff, notes), version, history=history)
+    notes = [line for summary in manifest.sources.values() for line in summary.notes()]
+    write_changelog(out, changelog_entry(version, stamp, before, manifest.changes, notes), version, history=history)
     return manifest
 
 
 def apply_reviews(release: Path, *, decisions: Decisions | None = None, created: datetime | None = None
-                  ) -> dict[str, Any]:
+                  ) -> ReleaseManifest:
     """Rebuild the release in `release` from its own data files with `decisions` (default: what its `reviews/`
     holds now).
 
@@ -311,7 +310,7 @@ def apply_reviews(release: Path, *, decisions: Decisions | None = None, created:
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release)")
     manifest = prior[0]
     kept = [s for s in RELEASE_SPLITS if s != Split.HUMAN_VERIFIED.value]
-    frames = {config: frame for config in manifest["configs"]
+    frames = {config: frame for config in manifest.configs
               if (frame := read_config(release, manifest, config, splits=kept)) is not None}
     if DEFAULT_CONFIG not in frames:
         raise ConfigError(f"{release}: the data files of config {DEFAULT_CONFIG!r} are missing")
@@ -319,11 +318,12 @@ def apply_reviews(release: Path, *, decisions: Decisions | None = None, created:
               for config, frame in frames.items()}
     decisions = read_decisions(release) if decisions is None else decisions
     return write_release(release, frames, decisions, prior=prior, version=None, created=created,
-                         repo_id=manifest.get("repo_id"), sources=manifest["sources"], dates=manifest["split_dates"],
-                         why={}, refreshed=[], synthetic=bool(manifest.get("synthetic")))
+                         repo_id=manifest.repo_id, sources=manifest.sources, dates=manifest.split_dates,
+                         why={}, refreshed=[], synthetic=manifest.synthetic)
 
 
-def import_review(file: Path, release: Path, *, now: datetime | None = None) -> tuple[ImportResult, dict[str, Any]]:
+def import_review(file: Path, release: Path, *, now: datetime | None = None
+                  ) -> tuple[ImportResult, ReleaseManifest]:
     """`timelyqa review import`: take a reviewed file's decisions into the release, then rebuild its splits."""
     result, decisions = record_decisions(file, release, now=now)
     return result, apply_reviews(release, decisions=decisions, created=now)
@@ -339,9 +339,10 @@ def _features(out: Path, splits: dict[str, list[str]]) -> list[dict[str, Any]] |
     return datasets.Features.from_arrow_schema(pq.read_schema(out / paths[0]))._to_yaml_list()
 
 
-def _digests(listing: dict[str, Any]) -> dict[str, str]:
-    return {name: info.get("sha256") for name, info in listing.items()}
+def _digests(listing: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """The sha256 of each file this build wrote (data files or review files), by name."""
+    return {name: written["sha256"] for name, written in listing.items()}
 
 
-def _same_data(files: dict[str, Any], prior: dict[str, Any]) -> bool:
-    return _digests(files) == _digests(prior.get("files", {}))
+def _same_data(files: dict[str, dict[str, Any]], prior: ReleaseManifest) -> bool:
+    return _digests(files) == prior.digests()

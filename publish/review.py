@@ -13,11 +13,12 @@ from typing import Any
 
 import polars as pl
 
-from publish.changelog import read_config, read_manifest
+from publish.changelog import read_config
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file, write_text
 from timelyqa.reasons import Reason
 from timelyqa.record import Split
+from timelyqa.release_manifest import ReleaseManifest
 
 REVIEWS = "reviews"
 """The folder of a release holding the decisions, one `{source}.jsonl` per source of the rows decided."""
@@ -123,9 +124,9 @@ def undecided(frame: pl.DataFrame, decisions: Decisions) -> pl.DataFrame:
     return frame.join(decided, on=["id", "question", "answer"], how="anti", maintain_order="left")
 
 
-def _manifest(release: Path) -> dict[str, Any]:
-    manifest = read_manifest(release)
-    if manifest is None or not isinstance(manifest.get("configs"), dict):
+def _manifest(release: Path) -> ReleaseManifest:
+    manifest = ReleaseManifest.find(release)
+    if manifest is None:
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release)")
     return manifest
 
@@ -181,8 +182,8 @@ def export_review(release: Path, config: str, out: Path, *, articles: Path | Non
         raise ConfigError(f"{out}: --out exists already (it may hold a reviewer's decisions not yet imported); give "
                           "another file, or --force to overwrite it")
     manifest = _manifest(release)
-    if config not in manifest["configs"]:
-        raise ConfigError(f"{release}: no config {config!r} (configs: {', '.join(sorted(manifest['configs']))})")
+    if config not in manifest.configs:
+        raise ConfigError(f"{release}: no config {config!r} (configs: {', '.join(sorted(manifest.configs))})")
     texts = _articles(articles) if articles is not None else None
     test = read_config(release, manifest, config, splits=[Split.TEST.value])
     test = test.sort("id") if test is not None else pl.DataFrame(schema={"id": pl.String(), "question": pl.String(),
@@ -268,8 +269,9 @@ def record_decisions(file: Path, release: Path, *, now: datetime | None = None) 
         lines = Path(file).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot read the decisions ({exc})") from None
-    index = read_config(release, manifest, "default", splits=[s for s in manifest["configs"].get("default", {})
-                                                               .get("splits", {}) if s != Split.HUMAN_VERIFIED.value],
+    default = manifest.configs.get("default")
+    index = read_config(release, manifest, "default", splits=[s for s in (default.splits if default else {})
+                                                               if s != Split.HUMAN_VERIFIED.value],
                         columns=["id", "source", "question", "answer", "split"])
     rows = {row["id"]: row for row in index.iter_rows(named=True)} if index is not None else {}
     stamp = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0).isoformat()

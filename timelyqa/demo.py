@@ -10,14 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime, time
 from pathlib import Path
-from typing import Any
 
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.sources import ROOT, SourceSpec
-
-DEMO_MARK = "demo"
-"""The release's `generated_by` in its manifest when `timelyqa demo` made it: the card then says its rows are
-synthetic demo data."""
-
 
 def inputs_clock() -> datetime:
     """The newest moment the bundled inputs carry: the last check of the official sites' bundle, the last day of the
@@ -44,13 +39,13 @@ def release_header(number: int, total: int, folders: Sequence[Path], out: Path) 
     return f"step {number}/{total}: release of {len(folders)} sources into {out}"
 
 
-def summary(manifest: dict[str, Any], out: Path) -> list[str]:
+def summary(manifest: ReleaseManifest, out: Path) -> list[str]:
     """What the demo wrote, for the end of its output: version, configs with rows per split, how to load it."""
-    counts: dict[str, dict[str, dict[str, int]]] = manifest["counts"]
+    counts = manifest.counts
     splits = [s for s in ("train", "validation", "test", "human_verified", "longitudinal")
               if any(s in by_split for by_split in counts.values())]
     width = max(len(c) for c in counts)
-    lines = [f"release {manifest['version']} in {out}: synthetic demo data, dated {manifest['created']} by its "
+    lines = [f"release {manifest.version} in {out}: synthetic demo data, dated {manifest.created} by its "
              "inputs (the same on any day)",
              f"  {'config':<{width}}  " + "  ".join(f"{s:>{max(len(s), 5)}}" for s in splits)]
     for config in counts:

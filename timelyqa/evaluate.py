@@ -17,7 +17,6 @@ bytes.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
@@ -35,7 +34,7 @@ from timelyqa.evaluation.results import (JUDGE_PROMPT, JUDGED_TYPES, RESULT_SCHE
                                          asked_rows, judge, results_frame, verdict_of)
 from timelyqa.export import PROMPT_VERSION, prompt_messages, read_split
 from timelyqa.files import write_parquet
-from timelyqa.manifest import MANIFEST
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.rewards import Gold, extract_answer
 
 __all__ = ["JUDGED_TYPES", "JUDGE_PROMPT", "MONTH", "PLOT", "REPORT", "RESULTS", "RESULT_SCHEMA", "SCORED", "Z95",
@@ -53,12 +52,8 @@ PLOT = "accuracy_by_month.png"
 
 def release_configs(release: Path) -> tuple[str, ...]:
     """The configs a release folder holds, in its manifest's order."""
-    try:
-        manifest = json.loads((Path(release) / MANIFEST).read_text(encoding="utf-8"))
-        files = manifest["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise ConfigError(f"{release}: not a release folder (no manifest.json of a release listing its files)") from None
-    configs = tuple(dict.fromkeys(str(m["config"]) for m in files.values() if isinstance(m, dict) and m.get("config")))
+    files = ReleaseManifest.load(release).files
+    configs = tuple(dict.fromkeys(meta.config for meta in files.values() if meta.config))
     if not configs:
         raise ConfigError(f"{release}: not a release folder (its manifest.json lists no configs: a source's output? "
                           f"make a release of it with `timelyqa release --from {release} --out DIR`)")
@@ -66,8 +61,7 @@ def release_configs(release: Path) -> tuple[str, ...]:
 
 
 def release_version(release: Path) -> str:
-    manifest = json.loads((Path(release) / MANIFEST).read_text(encoding="utf-8"))
-    return str(manifest.get("version") or "unversioned")
+    return ReleaseManifest.load(release).version or "unversioned"
 
 
 def sha256_of(path: Path) -> str:

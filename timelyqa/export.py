@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -17,8 +16,8 @@ import pyarrow.parquet as pq
 
 from timelyqa.answers import unit_phrase
 from timelyqa.errors import ConfigError
-from timelyqa.manifest import MANIFEST
 from timelyqa.record import CANARY, AnswerValue
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.released import release_file
 from timelyqa.rewards import GRADER_VERSION
 
@@ -120,21 +119,18 @@ def read_split(release: Path, config: str = "default", split: str = "train") -> 
     release = Path(release)
     if not release.is_dir():
         raise ConfigError(f"{release}: no such release folder")
-    try:
-        manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
-        listed = {name: meta for name, meta in manifest["files"].items() if isinstance(meta, dict)}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        raise ConfigError(f"{release}: not a release folder (no manifest.json of a release listing its files)") from None
-    if not any(meta.get("config") for meta in listed.values()):
+    manifest = ReleaseManifest.load(release)
+    listed = manifest.files
+    if not any(meta.config for meta in listed.values()):
         raise ConfigError(f"{release}: not a release folder (its manifest.json lists no configs: a source's output? "
                           f"make a release of it with `timelyqa release --from {release} --out DIR`)")
-    in_config = {name: meta for name, meta in listed.items() if meta.get("config") == config}
+    in_config = {name: meta for name, meta in listed.items() if meta.config == config}
     if not in_config:
-        configs = sorted({str(meta.get("config")) for meta in listed.values()})
+        configs = sorted({meta.config for meta in listed.values()})
         raise ConfigError(f"{release}: no config {config!r} in this release (configs: {', '.join(configs) or 'none'})")
-    shards = sorted(name for name, meta in in_config.items() if meta.get("split") == split)
+    shards = sorted(name for name, meta in in_config.items() if meta.split == split)
     if not shards:
-        splits = sorted({str(meta.get("split")) for meta in in_config.values()})
+        splits = sorted({meta.split for meta in in_config.values()})
         raise ConfigError(f"{release}: config {config!r} has no {split!r} split "
                           f"(splits: {', '.join(splits) or 'none'})")
     shards = [release_file(release, manifest, name) for name in shards]

@@ -13,6 +13,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file
 from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED
 from timelyqa.refresh import REFRESH
+from timelyqa.release_manifest import ReleaseManifest
 from timelyqa.record import Split
 
 # RECHECKED (from timelyqa.manifest) holds column `id`; the ids a run found no longer true are its rejects of
@@ -29,22 +30,12 @@ class Retirement:
     detail: str
 
 
-def release_manifest(release: Path) -> dict | None:
-    """The manifest of the release in `release`, or None when the folder holds no release."""
-    try:
-        manifest = json.loads((Path(release) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return manifest if isinstance(manifest, dict) and "version" in manifest and "configs" in manifest else None
-
-
-def release_file(release: Path, manifest: dict, name: str) -> Path:
+def release_file(release: Path, manifest: ReleaseManifest, name: str) -> Path:
     """The file `name` of the release in `release`, once its bytes are those its manifest.json records: a file a
     killed or hand-edited release left would otherwise pass for the release's own. ConfigError names the file."""
     path = Path(release) / name
-    listed = manifest.get("files")
-    meta = listed.get(name) if isinstance(listed, dict) else None
-    recorded = meta.get("sha256") if isinstance(meta, dict) else None
+    meta = manifest.files.get(name)
+    recorded = meta.sha256 if meta is not None else None
     if not path.is_file():
         raise ConfigError(f"{path}: listed in {Path(release) / 'manifest.json'} but missing: the release is "
                           "incomplete; restore it or build it again")
@@ -78,10 +69,11 @@ def released_rows(release: Path, source: str) -> pl.DataFrame:
     if (release / QUESTIONS).is_file():  # a source output folder (a run), not a release
         rows = pl.read_parquet(run_questions(release))
         return rows.filter(pl.col("source") == source) if "source" in rows.columns else rows.clear()
-    manifest = release_manifest(release)
+    manifest = ReleaseManifest.find(release)
     if manifest is None:
         raise ConfigError(f"{release}: not a release folder (no manifest.json of a release) nor a source output folder")
-    listed = manifest["configs"].get(source, {}).get("splits", {})
+    info = manifest.configs.get(source)
+    listed = info.splits if info is not None else {}
     files = [release_file(release, manifest, name) for split, names in sorted(listed.items()) if split not in _COPIES
              for name in names]
     if not files:

@@ -47,8 +47,8 @@ def release(
             checks.release_version(version)
         pinned = Floors.load(floors) if floors is not None else None
         manifest = build_release(sources, out, version=version, previous=previous, floors=pinned)
-    typer.echo(f"release {manifest['version']} in {out}; read it with:")
-    for config in manifest["configs"]:
+    typer.echo(f"release {manifest.version} in {out}; read it with:")
+    for config in manifest.configs:
         typer.echo(load_line(out, config))
 
 
@@ -96,7 +96,7 @@ def demo(out: Annotated[Path, typer.Option(help="where the demo writes")] = Path
         typer.echo(steps.release_header(total, total, folders, out / "release"))
         with one_line_errors():
             result = build_release(folders, out / "release", floors=Floors.load(ROOT / DEMO_FLOORS), synthetic=True)
-    for config in result["configs"]:
+    for config in result.configs:
         typer.echo(load_line(out / "release", config))
     for line in steps.summary(result, out / "release"):
         typer.echo(line)
@@ -136,7 +136,6 @@ def review_import(
     for message in result.messages():
         console.print(message, highlight=False, soft_wrap=True, markup=False)
     typer.echo(result.summary())
-    verified = {config: sum(manifest["counts"][config].get("human_verified", {}).values())
-                for config in manifest["counts"]}
-    typer.echo(f"release {manifest['version']} in {release_dir}: human_verified rows "
+    verified = {config: manifest.rows(config, "human_verified") for config in manifest.counts}
+    typer.echo(f"release {manifest.version} in {release_dir}: human_verified rows "
                + ", ".join(f"{config} {n}" for config, n in sorted(verified.items())))
