@@ -12,9 +12,9 @@ import polars as pl
 from timelyqa.errors import ConfigError
 from timelyqa.files import sha256_file
 from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED
+from timelyqa.record import Split
 from timelyqa.refresh import REFRESH
 from timelyqa.release_manifest import ReleaseManifest
-from timelyqa.record import Split
 
 # RECHECKED (from timelyqa.manifest) holds column `id`; the ids a run found no longer true are its rejects of
 # stage `refresh` (timelyqa/refresh.py), which retire them.
