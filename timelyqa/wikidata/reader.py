@@ -15,7 +15,7 @@ import io
 import shutil
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,10 +111,11 @@ def _open(path: Path | OnePass, kind: str, index: Path | None, parallelization: 
     return f
 
 
-def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threads: int = 0) -> ReadPlan:
+def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threads: int = 0,
+         progress: Callable[[int, int], None] | None = None) -> ReadPlan:
     """Index the dump (decompressed once by rapidgzip on `threads` threads, 0: one a core) and hash it as stored,
     in one pass over its stored bytes (onepass.OnePass); cut it into `parts` ranges of decompressed bytes; the
-    folder its parts go to emptied."""
+    folder its parts go to emptied. `progress(done, total)`: the stored bytes read so far."""
     started = time.time()
     if parts < 1:
         raise ValueError(f"parts={parts}: at least one")
@@ -130,7 +131,8 @@ def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threa
                 with _open(stored, kind, None, parallelization=threads) as f:
                     # Read through, not seek to the end: a cut stream raises only when its blocks are decoded.
                     while f.read(16 << 20):
-                        pass
+                        if progress is not None:
+                            progress(stored.bytes_read, stored.size)
                     size = f.tell()
                     # rapidgzip ends a cut gzip stream without a word: the decoder must have reached the file's end.
                     if -(-f.tell_compressed() // 8) != stored.size:
