@@ -82,3 +82,9 @@ def test_the_flows_parameters_are_the_requests_fields_with_its_defaults() -> Non
     for deployment in deployments().values():
         if deployment["entrypoint"] == "flows.wikidata:wikidata_flow":
             assert set(deployment["parameters"]) <= set(params), deployment["name"]
+
+
+def test_an_empty_value_is_none_given_not_the_current_folder() -> None:
+    ask = WikidataRequest.of(previous="", endpoint="", before="", dask_address="")
+    assert ask.previous is None and ask.endpoint is None and ask.before is None
+    assert ask.dask_address == ""  # empty: the flow's own runner even when TIMELYQA_DASK_ADDRESS is set

@@ -71,6 +71,13 @@ class WikidataRequest(Settings):
     read_parts: int | None = Field(default=None, description="parts a dump is read in")
     dask_address: str | None = None
 
+    @field_validator("before", "after", "dumps", "mirror", "cache", "api", "since", "until", "endpoint",
+                     "before_endpoint", "user_agent", "previous", mode="before")
+    @classmethod
+    def _empty(cls, value: Any) -> Any:
+        """An empty value is none given (a deployment's `previous: ""`), not the current folder."""
+        return None if value == "" else value
+
     @field_validator("endpoint", "before_endpoint", "api", "mirror")
     @classmethod
     def _http(cls, url: str | None) -> str | None:
