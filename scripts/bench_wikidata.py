@@ -12,16 +12,16 @@ two, and joined; the files must be the serial reader's, byte for byte. The proje
     hours(N) = [ max(D/h, 2D/(z1 x N x e_z)) + 2E/(q1 x N x e_r) + X/(j x N) + E/f  +  X/(p1 x N x eff)  +  R/m ] / 3600
                  `---------------------- the read in parts ----------------------'
 
-D the MB of one full dump (130 GiB gzipped), h the MB/s of hashing it as stored (both dumps at once, a core
-each; the plan hashes the bytes its index pass reads, in that one pass, so the two overlap), z1 the MB/s of rapidgzip's index pass on one thread and e_z its two-thread efficiency (both dumps' passes on
-all N cores), E the entity lines of one full
-dump (115 million), q1 the entity lines a second one worker reads in parts, e_r the two-worker efficiency of the
-parts (rate with two / twice the rate with one), j the triples a second one process joins bucket by bucket (the
-buckets of both dumps spread over the N cores), f the entities a second of the join's last step (entities,
-rejects, info: one process a dump, both at once), X the truthy triples of both full dumps (E x triples per
-entity), p1 the triples per second one worker's bucket deltas get through, eff their two-worker efficiency, N the
-cores (one worker process of one thread each), R the delta rows at full size (the bench's delta share of X) and m
-the merge's rows per second.
+D the MB of one full dump (130 GiB gzipped), h the MB/s of hashing it as stored (both dumps at once, a core each;
+the plan hashes the bytes its index pass reads, in that one pass, so the two overlap), z1 the MB/s of rapidgzip's
+index pass on one thread and e_z its two-thread efficiency (both dumps' passes on all N cores), E the entity lines
+of one full dump (115 million), q1 the entity lines a second one worker reads in parts, e_r the two-worker
+efficiency of the parts (rate with two / twice the rate with one), j the triples a second one process joins bucket
+by bucket (the buckets of both dumps spread over the N cores), f the entities a second of the join's last step
+(entities, rejects, info: one process a dump, both at once), X the truthy triples of both full dumps (E x triples
+per entity), p1 the triples per second one worker's bucket deltas get through, eff their two-worker efficiency, N
+the cores (one worker process of one thread each), R the delta rows at full size (the bench's delta share of X) and
+m the merge's rows per second.
 `scale_full_hours_N_serial_read` has E / r_read instead of the read in parts (r_read: the serial reader's entity
 lines a second, one process a dump, T0 and T1 read at once).
 Memory: a worker's peak = base + slope x (dump MB in a bucket), fitted on the two bucket counts, at 256 buckets.
@@ -328,8 +328,9 @@ def report(f: dict[str, Any]) -> list[str]:
                       f"({f[f'scale_reader_parts_entities_per_second_{w}w']:,.0f} entity lines/s in the parts, "
                       f"worker peak {f[f'scale_reader_worker_peak_mb_{w}w']:,.0f} MB)" for w in (1, 2)))
     print(f"    plan in one pass over the stored bytes (index on every core, hash fed from the same reads): "
-          f"{f['scale_reader_plan_mb_per_second']:,.0f} MB/s; alone, the hash {f['scale_reader_hash_mb_per_second']:,.0f}"
-          f" MB/s and the index {f['scale_reader_index_mb_per_second_2t']:,.0f} MB/s on two threads")
+          f"{f['scale_reader_plan_mb_per_second']:,.0f} MB/s; alone, the hash "
+          f"{f['scale_reader_hash_mb_per_second']:,.0f} MB/s and the index "
+          f"{f['scale_reader_index_mb_per_second_2t']:,.0f} MB/s on two threads")
     print(f"    two workers against one: {2 * f['scale_reader_two_worker_efficiency']:.2f}x; index "
           f"{f['scale_reader_index_mb_per_second_1t']:,.0f} MB/s on "
           f"one thread, {f['scale_reader_index_mb_per_second_2t']:,.0f} on two ({f['scale_reader_index_mb']:.2f} MB of "
@@ -348,8 +349,8 @@ def report(f: dict[str, Any]) -> list[str]:
     for n in CORES:
         print(f"  on {n} cores: {f[f'scale_full_hours_{n}']:.2f} h (read in parts "
               f"{f[f'scale_full_read_hours_{n}']:.2f} h: "
-              f"plan max(hash {f['scale_full_read_hash_hours']:.2f}, index {f[f'scale_full_read_index_hours_{n}']:.2f}),"
-              " parts "
+              f"plan max(hash {f['scale_full_read_hash_hours']:.2f}, "
+              f"index {f[f'scale_full_read_index_hours_{n}']:.2f}), parts "
               f"{f[f'scale_full_read_parts_hours_{n}']:.2f}, join {f[f'scale_full_read_join_hours_{n}']:.2f} + "
               f"{f['scale_full_read_finish_hours']:.2f}; bucket deltas "
               f"{f[f'scale_full_delta_hours_{n}']:.2f} h); with the serial reader: "

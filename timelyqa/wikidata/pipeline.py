@@ -91,10 +91,17 @@ def _when(moment: date | datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z") if isinstance(moment, datetime) else moment.isoformat()
 
 
+def buckets_problem(buckets: int | None) -> str | None:
+    """What is wrong with a bucket count the snapshot is to be cut into; None when nothing is."""
+    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
+        return f"a power of two from 1 to {snapshot.MAX_BUCKETS}"
+    return None
+
+
 def check_buckets(buckets: int | None) -> None:
     """A ConfigError, before any work, for a bucket count the snapshot cannot be cut into."""
-    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
-        raise ConfigError(f"buckets={buckets}: a power of two from 1 to {snapshot.MAX_BUCKETS}")
+    if (why := buckets_problem(buckets)) is not None:
+        raise ConfigError(f"buckets={buckets}: {why}")
 
 
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,

@@ -36,10 +36,17 @@ MAX_PARTS = 128
 MAX_READ_PARTS = 4096
 
 
+def parts_problem(parts: int | None) -> str | None:
+    """What is wrong with a part count a dump is to be read in; None when nothing is."""
+    if parts is not None and not 1 <= parts <= MAX_READ_PARTS:
+        return f"from 1 to {MAX_READ_PARTS} parts a dump"
+    return None
+
+
 def check_parts(parts: int | None) -> None:
     """A wrong part count stops the run before any work, naming the setting."""
-    if parts is not None and not 1 <= parts <= MAX_READ_PARTS:
-        raise ConfigError(f"read_parts={parts}: from 1 to {MAX_READ_PARTS} parts a dump")
+    if (why := parts_problem(parts)) is not None:
+        raise ConfigError(f"read_parts={parts}: {why}")
 
 
 def parts_for(dump_bytes: int) -> int:

@@ -12,9 +12,9 @@ from pydantic import Field, ValidationError, field_validator
 from timelyqa import checks
 from timelyqa.errors import ConfigError
 from timelyqa.settings import Settings, problem
-from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.pipeline import Settings as RunSettings
-from timelyqa.wikidata.reader_run import MAX_READ_PARTS
+from timelyqa.wikidata.pipeline import buckets_problem
+from timelyqa.wikidata.reader_run import parts_problem
 
 DAYS = 7
 """An API window's length when only its end, or neither end, is given: a week."""
@@ -91,15 +91,15 @@ class WikidataRequest(Settings):
     @field_validator("buckets")
     @classmethod
     def _buckets(cls, n: int | None) -> int | None:
-        if n is not None and (not 1 <= n <= snapshot.MAX_BUCKETS or n & (n - 1)):
-            raise ValueError(f"a power of two from 1 to {snapshot.MAX_BUCKETS}")
+        if (why := buckets_problem(n)) is not None:
+            raise ValueError(why)
         return n
 
     @field_validator("read_parts")
     @classmethod
     def _parts(cls, n: int | None) -> int | None:
-        if n is not None and not 1 <= n <= MAX_READ_PARTS:
-            raise ValueError(f"from 1 to {MAX_READ_PARTS} parts a dump")
+        if (why := parts_problem(n)) is not None:
+            raise ValueError(why)
         return n
 
     @field_validator("dask_address")
