@@ -25,9 +25,9 @@ from timelyqa.wikidata.reader import PartResult, ReadPlan
 from timelyqa.wikidata.reader_join import Joining
 from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
+from timelyqa.wikidata.request import DAYS, WikidataRequest, dask_problem
 from timelyqa.wikipedia.options import window
 
-DAYS = 7
 DASK_ADDRESS_ENV = "TIMELYQA_DASK_ADDRESS"
 """The setting beside the flow's `dask_address`: `local:N` (a LocalCluster of N worker processes on this machine)
 or a scheduler's address (`tcp://scheduler:8786`); unset or empty, the flow's own task runner."""
@@ -41,16 +41,13 @@ def dask_runner(address: str | None) -> TaskRunner[Any] | None:
         return None
     from prefect_dask import DaskTaskRunner  # imports dask and distributed: only for a run that uses them
 
+    if (why := dask_problem(address)) is not None:
+        raise ConfigError(f"dask_address {address!r} ({DASK_ADDRESS_ENV}): {why}")
     if address.startswith("local:"):
         workers = address.removeprefix("local:")
-        if not workers.isdigit() or not 1 <= int(workers) <= 256:
-            raise ConfigError(f"dask_address {address!r}: local:N wants N workers from 1 to 256")
         # One thread a worker: the stages are CPU-bound Python; no dashboard port to collide with another run's.
         return DaskTaskRunner(cluster_kwargs={"n_workers": int(workers), "threads_per_worker": 1,
                                               "processes": True, "dashboard_address": None})
-    if "://" not in address or not address.split("://", 1)[1]:
-        raise ConfigError(f"dask_address {address!r} ({DASK_ADDRESS_ENV}): give local:N or a scheduler address "
-                          "such as tcp://scheduler:8786")
     return DaskTaskRunner(address=address)
 
 
@@ -349,16 +346,20 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
     questions can touch (`subgraphs`; off: of the whole snapshot, which a full dump's T1 outgrows).
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
-    out_dir = Path(out)
+    ask = WikidataRequest.of(**locals())  # every parameter checked, the command's way: one line naming it
+    return run_request(ask)
+
+
+def run_request(ask: WikidataRequest) -> dict[str, Any]:
+    """The flow's work for a request (the flow's parameters, checked)."""
+    before, after, api, since, until = ask.before, ask.after, ask.api, ask.since, ask.until
+    endpoint, before_endpoint, previous = ask.endpoint, ask.before_endpoint, ask.previous
+    out_dir, settings = ask.out, ask.settings()
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
-    settings = pipeline.Settings(seed=seed, max_anchors=max_anchors, batch_size=batch_size, concurrency=concurrency,
-                                 synthesis_batch=synthesis_batch, verify_batch=verify_batch, subgraphs=subgraphs)
-    dask_runner(dask_address)  # a wrong address or bucket count fails the run here, before any work
-    pipeline.check_buckets(buckets)
-    reader_run.check_parts(read_parts)
+    dask_runner(ask.dask_address)  # the TIMELYQA_DASK_ADDRESS setting, when no address is given, checked here
     prior = last_release(previous)
     if before is None and after is None:
-        start, stop = api_window(since, until, days=days)
+        start, stop = api_window(since, until, days=ask.days)
         api, since, until = api or DEFAULT_ENDPOINT, start.isoformat(), stop.isoformat()
     if incremental.mode(before, after, api, since, until) == "api":
         if before_endpoint is not None:
@@ -373,21 +374,21 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         t1 = read_snapshot(t1_dump, workdir, "t1", rdf=True)
         delta = compute_delta(t0, t1, workdir)
         candidates = synthesize_over_api(t1, t0, delta, workdir, settings, wd, sparql, stop)
-        verify_over_api(candidates, workdir, sparql, settings, local_store=local_store)
-        if prior and not local_store:
+        verify_over_api(candidates, workdir, sparql, settings, local_store=ask.local_store)
+        if prior and not ask.local_store:
             recheck_released(prior, workdir, sparql, None, settings)
         else:
             forget_refresh(workdir)
-        manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, local_store, settings)
+        manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, ask.local_store, settings)
     else:
         before_dump, after_dump = Path(before), Path(after)  # type: ignore[arg-type]
         check_inputs(before_dump, after_dump, endpoint, before_endpoint)
         if prior:
             check_previous(prior)
-        with fanout(dask_address) as lanes:
+        with fanout(ask.dask_address) as lanes:
             # A snapshot needs RDF only when a local SPARQL endpoint is to be loaded with it.
             t0, t1 = read_over(lanes, [before_dump, after_dump], workdir,
-                               [before_endpoint is None, endpoint is None], buckets, read_parts)
+                               [before_endpoint is None, endpoint is None], ask.buckets, ask.read_parts)
             delta = delta_over(lanes, t0, t1, workdir)
             candidates = synthesize_over(lanes, t1, delta, workdir, settings)
             verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)

@@ -140,6 +140,20 @@ def test_missing_dump_fails_in_check_inputs_before_any_work(tmp_path: Path) -> N
     assert not out.exists()
 
 
+def test_a_wrong_parameter_fails_the_run_with_the_commands_line_before_any_task(tmp_path: Path) -> None:
+    from tests.test_wikidata_request import command
+
+    out = tmp_path / "out"
+    state = wikidata_flow(before=str(BEFORE), after=str(AFTER), out=str(out), read_parts=0, return_state=True)
+    assert state.is_failed()
+    with pytest.raises(ConfigError) as refused:
+        state.result()
+    line = str(refused.value)
+    assert line == "Wikidata setting read_parts (--read-parts) 0: from 1 to 4096 parts a dump"
+    assert line in (state.message or "") and task_names(state, set()) == set()
+    assert command("--before", BEFORE, "--after", AFTER, "--out", out, "--read-parts", 0) == (2, f"error: {line}\n")
+    assert not out.exists()
+
 def test_release_flow_builds_a_folder_and_counts_rows_per_split(demo_run: tuple[State, Path], tmp_path: Path
                                                                  ) -> None:
     _, wikidata_out = demo_run

@@ -152,7 +152,7 @@ def cli(*args: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]
     (["--dumps", "latest"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": ""}, "TIMELYQA_WIKIDATA_MIRROR_USER_AGENT"),
     (["--dumps", "monday"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA}, "--dumps 'monday'"),
     (["--dumps", "latest", "--mirror", "file:///srv/dumps/"], {"TIMELYQA_WIKIDATA_MIRROR_USER_AGENT": UA},
-     "--mirror 'file:///srv/dumps/': not an http(s) URL"),
+     "mirror (--mirror) 'file:///srv/dumps/': not an http(s) URL"),  # the request's line: the setting and its option
 ])
 def test_the_command_refuses_a_wrong_dump_choice_in_one_line(args: list[str | Path], env: dict[str, str], says: str,
                                                              tmp_path: Path) -> None:

@@ -7,8 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from timelyqa.cli.common import check_paths, check_urls, one_line_errors, print_questions, progress
+from timelyqa.cli.common import check_paths, one_line_errors, print_questions, progress
 from timelyqa.errors import ConfigError
+from timelyqa.wikidata.request import WikidataRequest
+
+
+def _default(help: str, field: str) -> str:
+    """An option's help with the request's default, which is the flow's: the command states none of its own."""
+    return f"{help} (default {WikidataRequest.model_fields[field].default})"
 
 
 def wikidata(
@@ -34,37 +40,65 @@ def wikidata(
     local_store: Annotated[bool, typer.Option(help="with --api: check T1 on a local Oxigraph of the edited entities "
                                               "and their neighbourhood instead of the endpoint")] = False,
     user_agent: Annotated[str | None, typer.Option(help="User-Agent with contact details, for --api")] = None,
-    seed: Annotated[int, typer.Option(help="seed for every choice among equals")] = 0,
+    seed: Annotated[int | None, typer.Option(help=_default("seed for every choice among equals", "seed"))] = None,
     max_anchors: Annotated[int | None, typer.Option(help="sample this many delta triples (seeded)")] = None,
     previous: Annotated[Path | None, typer.Option(help="the last release: its Wikidata rows are asked again of T1, "
                                                   "and those no longer true are retired")] = None,
+    read_parts: Annotated[int | None, typer.Option(help="parts each dump is read in, on a process a core; default "
+                                                   "one per GB of dump")] = None,
+    buckets: Annotated[int | None, typer.Option(help="buckets of subjects a snapshot is cut into, a power of two; "
+                                                "default one per 256 MB of dump")] = None,
+    batch_size: Annotated[int | None, typer.Option(help=_default("questions per SPARQL verification query",
+                                                                 "batch_size"))] = None,
+    concurrency: Annotated[int | None, typer.Option(help=_default("verification queries in flight at once",
+                                                                  "concurrency"))] = None,
+    synthesis_batch: Annotated[int | None, typer.Option(help=_default("delta rows a synthesis batch reads",
+                                                                      "synthesis_batch"))] = None,
+    verify_batch: Annotated[int | None, typer.Option(help=_default("candidates a verification batch checks",
+                                                                   "verify_batch"))] = None,
+    subgraphs: Annotated[bool | None, typer.Option(help=_default("a local store holds the subgraph the questions "
+                                                                 "can touch, not the whole snapshot",
+                                                                 "subgraphs"))] = None,
 ) -> None:
     """Questions from the changes between two Wikidata dumps, or in a window of the API (--api --since --until),
-    each verified by SPARQL against T1 and T0."""
-    from timelyqa.wikidata import incremental
-    from timelyqa.wikidata.pipeline import Settings, run
-
+    each verified by SPARQL against T1 and T0. Each dump is read in parts, a process a core, into the files the
+    `wikidata` flow writes."""
     with one_line_errors():
-        check_paths(out=out, cache=cache, previous=previous)
-        check_urls(endpoint=endpoint, endpoint_before=endpoint_before, api=api, mirror=mirror)
-        settings = Settings(seed=seed, max_anchors=max_anchors)
-        way = incremental.mode(before, after, api, since, until, dumps)
-        if way == "api":
-            if endpoint_before is not None:
-                raise ConfigError("--endpoint-before is for dumps: with --api, T0 is checked on a local Oxigraph")
-            sparql = endpoint or incremental.DEFAULT_SPARQL
-            wd, start, stop = incremental.prepare(api, since, until, user_agent=user_agent,  # type: ignore[arg-type]
-                                                  endpoint=sparql)
-            with progress(counted=True) as report:
-                manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=local_store,
-                                           settings=settings, previous=previous, progress=report)
-        else:
-            if local_store or user_agent:
-                raise ConfigError("--local-store and --user-agent go with --api, not with dumps")
-            with progress() as report:
-                before, after = _dump_pair(before, after, dumps, mirror, cache, report)
-                manifest = run(before, after, out, endpoint=endpoint, before_endpoint=endpoint_before,
-                               settings=settings, progress=report, previous=previous)
+        run_request(request(**locals()))
+
+
+def request(**options: Any) -> WikidataRequest:
+    """The request the options make (the flow takes the same): the command's `--endpoint-before` is its
+    `before_endpoint`. A wrong value: the ConfigError the flow gives for it."""
+    options["before_endpoint"] = options.pop("endpoint_before", None)
+    return WikidataRequest.of(**{name: value for name, value in options.items() if value is not None})
+
+
+def run_request(ask: WikidataRequest) -> None:
+    from timelyqa.wikidata import incremental
+    from timelyqa.wikidata.pipeline import run
+
+    out = ask.out
+    check_paths(out=out, cache=ask.cache, previous=ask.previous)
+    settings = ask.settings()
+    way = incremental.mode(ask.before, ask.after, ask.api, ask.since, ask.until, ask.dumps)
+    if way == "api":
+        if ask.before_endpoint is not None:
+            raise ConfigError("--endpoint-before is for dumps: with --api, T0 is checked on a local Oxigraph")
+        sparql = ask.endpoint or incremental.DEFAULT_SPARQL
+        wd, start, stop = incremental.prepare(ask.api, ask.since, ask.until,  # type: ignore[arg-type]
+                                              user_agent=ask.user_agent, endpoint=sparql)
+        with progress(counted=True) as report:
+            manifest = incremental.run(wd, start, stop, out, endpoint=sparql, local_store=ask.local_store,
+                                       settings=settings, previous=ask.previous, progress=report)
+    else:
+        if ask.local_store or ask.user_agent:
+            raise ConfigError("--local-store and --user-agent go with --api, not with dumps")
+        with progress() as report:
+            before, after = _dump_pair(ask.before, ask.after, ask.dumps, ask.mirror, ask.cache, report)
+            manifest = run(before, after, out, endpoint=ask.endpoint, before_endpoint=ask.before_endpoint,
+                           settings=settings, progress=report, previous=ask.previous, buckets=ask.buckets,
+                           read_parts=ask.read_parts)
     print_questions(manifest, out)
 
 

@@ -6,6 +6,7 @@ same stages and a flow can retry one without redoing the others.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -24,7 +25,7 @@ from timelyqa.stages import StageWriter
 from timelyqa.refresh import finish_refresh, forget_refresh
 from timelyqa.released import released_rows
 from timelyqa.wikidata import delta as delta_rules
-from timelyqa.wikidata import batches, partitioned, refresh, verifying
+from timelyqa.wikidata import batches, partitioned, reader_run, refresh, verifying
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.merge import merge_sorted
@@ -91,10 +92,17 @@ def _when(moment: date | datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z") if isinstance(moment, datetime) else moment.isoformat()
 
 
+def buckets_problem(buckets: int | None) -> str | None:
+    """What is wrong with a bucket count the snapshot is to be cut into; None when nothing is."""
+    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
+        return f"a power of two from 1 to {snapshot.MAX_BUCKETS}"
+    return None
+
+
 def check_buckets(buckets: int | None) -> None:
     """A ConfigError, before any work, for a bucket count the snapshot cannot be cut into."""
-    if buckets is not None and (not 1 <= buckets <= snapshot.MAX_BUCKETS or buckets & (buckets - 1)):
-        raise ConfigError(f"buckets={buckets}: a power of two from 1 to {snapshot.MAX_BUCKETS}")
+    if (why := buckets_problem(buckets)) is not None:
+        raise ConfigError(f"buckets={buckets}: {why}")
 
 
 def read_snapshot(dump: Path, workdir: Path, name: str, *, rdf: bool, progress: Progress | None = None,
@@ -218,20 +226,27 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Man
 
 def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, before_endpoint: str | None = None,
         settings: Settings | None = None, progress: Callable[[str, int, int], None] | None = None,
-        previous: Path | None = None) -> Manifest:
+        previous: Path | None = None, buckets: int | None = None, read_parts: int | None = None,
+        workers: int | None = None) -> Manifest:
     """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do.
 
     `endpoint` holds T1 and `before_endpoint` T0; a snapshot without one is served by a local Oxigraph. With
-    `previous` (a release folder), its Wikidata rows are asked again of T1 (stage `refresh`, wikidata/refresh.py)."""
+    `previous` (a release folder), its Wikidata rows are asked again of T1 (stage `refresh`, wikidata/refresh.py).
+    Each dump is read in `read_parts` parts (default: one per GB, reader_run.parts_for) on `workers` processes
+    (default: one a core), through the functions the flow's read tasks call: the same files as the serial reader."""
     settings = settings or Settings()
     before, after, out = Path(before), Path(after), Path(out)
     check_inputs(before, after, endpoint, before_endpoint)
+    check_buckets(buckets)
+    reader_run.check_parts(read_parts)
     released = released_rows(previous, SOURCE.name) if previous is not None else None  # a bad folder: before work
     workdir = out / "work"
     def step(name: str) -> Progress | None:
         return (lambda done, total: progress(name, done, total)) if progress else None
-    t0 = read_snapshot(before, workdir, "t0", rdf=before_endpoint is None, progress=step(f"reading {before.name}"))
-    t1 = read_snapshot(after, workdir, "t1", rdf=endpoint is None, progress=step(f"reading {after.name}"))
+    lanes = workers or os.cpu_count() or 1
+    t0, t1 = (reader_run.read_parts(dump, workdir, name, rdf=rdf, buckets=buckets, parts=read_parts, workers=lanes,
+                                    indexing=step(f"indexing {dump.name}"), progress=step(f"reading {dump.name}"))
+              for dump, name, rdf in ((before, "t0", before_endpoint is None), (after, "t1", endpoint is None)))
     delta = compute_delta(t0, t1, workdir)
     candidates = synthesize(t1, delta, workdir, settings)
     verify(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)

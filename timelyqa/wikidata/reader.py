@@ -15,7 +15,7 @@ import io
 import shutil
 import struct
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from timelyqa.files import compression
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.dump import BadLine, DumpReader, LineReject, _entity, _keep
 from timelyqa.wikidata.lines import MAX_LINE_BYTES, Lines
+from timelyqa.wikidata.onepass import OnePass
 from timelyqa.wikidata.seen import SeenIds
 
 PARTS_DIR = "read-parts"
@@ -97,21 +98,24 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _open(path: Path, kind: str, index: Path | None, parallelization: int = 1) -> Any:
+def _open(path: Path | OnePass, kind: str, index: Path | None, parallelization: int = 1) -> Any:
+    """The decompressed bytes of a dump (a path, or a file object rapidgzip reads through), seekable."""
     if kind == "plain":
-        return path.open("rb")
+        return Path(path).open("rb")  # type: ignore[arg-type]
     import rapidgzip  # a C++ extension: loaded only by a run that reads in parts
 
-    f = rapidgzip.open(str(path), parallelization=parallelization)
+    f = rapidgzip.open(path if isinstance(path, OnePass) else str(path), parallelization=parallelization)
     if index is not None:
         with index.open("rb") as fh:
             f.import_index(fh)
     return f
 
 
-def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threads: int = 0) -> ReadPlan:
-    """Index the dump (decompressed once by rapidgzip on `threads` threads, 0: one a core), hash it as stored,
-    cut it into `parts` ranges of decompressed bytes; the folder its parts go to emptied."""
+def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threads: int = 0,
+         progress: Callable[[int, int], None] | None = None) -> ReadPlan:
+    """Index the dump (decompressed once by rapidgzip on `threads` threads, 0: one a core) and hash it as stored,
+    in one pass over its stored bytes (onepass.OnePass); cut it into `parts` ranges of decompressed bytes; the
+    folder its parts go to emptied. `progress(done, total)`: the stored bytes read so far."""
     started = time.time()
     if parts < 1:
         raise ValueError(f"parts={parts}: at least one")
@@ -119,24 +123,29 @@ def plan(dump: Path, folder: Path, *, parts: int, buckets: int, rdf: bool, threa
     (folder / PARTS_DIR).mkdir(parents=True)
     kind, serial = compression(dump), None
     if kind == "plain":
-        size = dump.stat().st_size
+        size, sha256 = dump.stat().st_size, _sha256(dump)
     else:
-        try:
-            with _open(dump, kind, None, parallelization=threads) as f:
-                # Read through, not seek to the end: a cut stream raises only when its blocks are decoded.
-                while f.read(16 << 20):
-                    pass
-                size = f.tell()
-                # rapidgzip ends a cut gzip stream without a word: the decoder must have reached the file's end.
-                if -(-f.tell_compressed() // 8) != dump.stat().st_size:
-                    raise EOFError(f"decoding stopped at byte {f.tell_compressed() // 8} of {dump.stat().st_size}")
-                index = io.BytesIO()
-                f.export_index(index)
-            (folder / PARTS_DIR / INDEX).write_bytes(thin_index(index.getvalue(), INDEX_SPACING))
-        except (ValueError, RuntimeError, OSError, EOFError) as exc:
-            size, serial = 0, f"{dump}: rapidgzip cannot read it whole ({str(exc)[:200]}); read by the serial reader"
+        # One pass over the stored bytes: rapidgzip reads them through OnePass, which hashes them on the way.
+        with OnePass(dump) as stored:
+            try:
+                with _open(stored, kind, None, parallelization=threads) as f:
+                    # Read through, not seek to the end: a cut stream raises only when its blocks are decoded.
+                    while f.read(16 << 20):
+                        if progress is not None:
+                            progress(stored.bytes_read, stored.size)
+                    size = f.tell()
+                    # rapidgzip ends a cut gzip stream without a word: the decoder must have reached the file's end.
+                    if -(-f.tell_compressed() // 8) != stored.size:
+                        raise EOFError(f"decoding stopped at byte {f.tell_compressed() // 8} of {stored.size}")
+                    index = io.BytesIO()
+                    f.export_index(index)
+                (folder / PARTS_DIR / INDEX).write_bytes(thin_index(index.getvalue(), INDEX_SPACING))
+            except (ValueError, RuntimeError, OSError, EOFError) as exc:
+                size, serial = 0, (f"{dump}: rapidgzip cannot read it whole ({str(exc)[:200]}); read by the serial "
+                                   "reader")
+            sha256 = stored.finish()
     ranges = [(size * i // parts, size * (i + 1) // parts) for i in range(parts)] if serial is None else [(0, 0)]
-    return ReadPlan(dump=str(dump), folder=str(folder), kind=kind, size=size, sha256=_sha256(dump), ranges=ranges,
+    return ReadPlan(dump=str(dump), folder=str(folder), kind=kind, size=size, sha256=sha256, ranges=ranges,
                     buckets=buckets, rdf=rdf, started=started, serial=serial)
 
 
