@@ -18,7 +18,7 @@ from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
-from flows.wikidata import fanout
+from flows.fanout import fanout
 from spiders import shards
 from spiders.run import crawl
 from timelyqa.crawling import check_roots, summary
@@ -81,7 +81,7 @@ def merge_shards(folders: list[Path], out: Path) -> dict[str, Any]:
 def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str,
                 dask_address: str | None = None) -> dict[str, Any]:
     """Crawl each root's site as a shard (`out`/shards/<host>), the shards as mapped tasks on the Dask cluster
-    `dask_address` names (flows.wikidata.dask_runner) or on the flow's own runner, then read the shards' pages'
+    `dask_address` names (flows.fanout.dask_runner) or on the flow's own runner, then read the shards' pages'
     content in partitions (timelyqa/site_tree/extract.py), mapped tasks on the same runner, then merge them into `out`.
     A run over a crawl that finished crawls every shard again; a run over a killed one keeps the finished shards."""
     by_site = shards.shard_roots(roots)

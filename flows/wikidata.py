@@ -3,18 +3,15 @@ pipeline stage."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from prefect import Task, flow, task, unmapped
-from prefect.task_runners import TaskRunner
+from prefect import flow, task, unmapped
 
 from flows.common import (RETRY_TRANSIENT, ProgressArtifact, last_release, progress_artifact, publish_funnel, reported,
                           run_clock, run_name)
+from flows.fanout import Fanout, dask_runner, fanout
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.refresh import forget_refresh
@@ -25,59 +22,8 @@ from timelyqa.wikidata.reader import PartResult, ReadPlan
 from timelyqa.wikidata.reader_join import Joining
 from timelyqa.wikidata.verifying import VerifyResult
 from timelyqa.wikidata.api import DEFAULT_ENDPOINT, WikidataApiSettings
-from timelyqa.wikidata.request import DAYS, WikidataRequest, dask_problem
+from timelyqa.wikidata.request import DAYS, WikidataRequest
 from timelyqa.wikipedia.options import window
-
-DASK_ADDRESS_ENV = "TIMELYQA_DASK_ADDRESS"
-"""The setting beside the flow's `dask_address`: `local:N` (a LocalCluster of N worker processes on this machine)
-or a scheduler's address (`tcp://scheduler:8786`); unset or empty, the flow's own task runner."""
-
-
-def dask_runner(address: str | None) -> TaskRunner[Any] | None:
-    """The DaskTaskRunner `address` names (or the setting when it is None); None for the flow's own runner.
-    A wrong value is a ConfigError naming the setting, before any work."""
-    address = os.environ.get(DASK_ADDRESS_ENV) if address is None else address
-    if not address:
-        return None
-    from prefect_dask import DaskTaskRunner  # imports dask and distributed: only for a run that uses them
-
-    if (why := dask_problem(address)) is not None:
-        raise ConfigError(f"dask_address {address!r} ({DASK_ADDRESS_ENV}): {why}")
-    if address.startswith("local:"):
-        workers = address.removeprefix("local:")
-        # One thread a worker: the stages are CPU-bound Python; no dashboard port to collide with another run's.
-        return DaskTaskRunner(cluster_kwargs={"n_workers": int(workers), "threads_per_worker": 1,
-                                              "processes": True, "dashboard_address": None})
-    return DaskTaskRunner(address=address)
-
-
-class Fanout:
-    """Runs a stage's partitions as mapped tasks: on the Dask runner when one is configured, else on the flow's
-    own runner; results, never futures, cross between stages (prefect #15633)."""
-
-    def __init__(self, runner: TaskRunner[Any] | None) -> None:
-        self.runner = runner
-
-    def map(self, stage: Task[..., Any], each: Callable[[int], None] | None = None, **params: Any) -> list[Any]:
-        """The stage's results in order; `each(k)` called as the k-th is at hand (a progress report)."""
-        futures = self.runner.map(stage, params) if self.runner is not None else stage.map(**params)
-        results = []
-        for k, f in enumerate(futures):
-            results.append(f.result())
-            if each is not None:
-                each(k)
-        return results
-
-
-@contextmanager
-def fanout(address: str | None) -> Iterator[Fanout]:
-    runner = dask_runner(address)
-    if runner is None:
-        yield Fanout(None)
-        return
-    with runner:
-        yield Fanout(runner)
-
 
 @task
 def check_inputs(before: Path, after: Path, endpoint: str | None, before_endpoint: str | None = None) -> None:
@@ -250,10 +196,10 @@ def check_previous(previous: Path) -> int:
 
 
 @task(**RETRY_TRANSIENT)
-def recheck_released(previous: Path, workdir: Path, endpoint: str | None, rdf: Path | None,
-                     settings: pipeline.Settings) -> Path:
-    return refresh.refresh_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint, rdf=rdf,
-                                    concurrency=settings.concurrency)
+def refresh_released(previous: Path, workdir: Path, endpoint: str | None, rdf: Path | None, settings: pipeline.Settings
+                     ) -> Path:
+    rows = released_rows(previous, "wikidata")
+    return refresh.refresh_released(rows, workdir, endpoint=endpoint, rdf=rdf, concurrency=settings.concurrency)
 
 
 @task
@@ -376,7 +322,7 @@ def run_request(ask: WikidataRequest) -> dict[str, Any]:
         candidates = synthesize_over_api(t1, t0, delta, workdir, settings, wd, sparql, stop)
         verify_over_api(candidates, workdir, sparql, settings, local_store=ask.local_store)
         if prior and not ask.local_store:
-            recheck_released(prior, workdir, sparql, None, settings)
+            refresh_released(prior, workdir, sparql, None, settings)
         else:
             forget_refresh(workdir)
         manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, ask.local_store, settings)
@@ -393,7 +339,7 @@ def run_request(ask: WikidataRequest) -> dict[str, Any]:
             candidates = synthesize_over(lanes, t1, delta, workdir, settings)
             verify_over(lanes, candidates, t1, t0, workdir, endpoint, before_endpoint, settings)
         if prior:
-            recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
+            refresh_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
         else:
             forget_refresh(workdir)
         manifest = write_outputs(workdir, out_dir, settings)

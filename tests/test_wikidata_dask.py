@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.wikidata import dask_runner, wikidata_flow
+from flows.fanout import dask_runner
+from flows.wikidata import wikidata_flow
 from tests.worldgen import make_world, write_dump
 from timelyqa.errors import ConfigError
 
