@@ -7,7 +7,6 @@ retried on its own, a retry paying only for the replies its cache does not hold.
 
 from __future__ import annotations
 
-import json
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ from prefect.cache_policies import NONE
 from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
 from flows.wikidata import fanout
 from spiders import shards
-from spiders.run import crawl
 from timelyqa.crawling import check_roots, summary
 from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError, SourceContractError
@@ -38,22 +36,11 @@ def check_inputs(roots: list[str]) -> None:
 
 
 @task(tags=["crawl"], cache_policy=NONE)
-def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str,
-                allow_paths: list[str] | None = None, pace: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One shard's crawl in its own process and folder, held to `allow_paths` (a shard of a site split by path
-    prefix), at `pace` (spiders.shards.Plan.pace). A shard that finished in a run that did not is not crawled
-    again; one that was killed resumes from its own journal. A shard that fetched nothing is finished too: its
-    reasons are in its stats, and the run fails only when every shard fetched nothing."""
-    if shards.finished(out):
-        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
-    try:
-        return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                   "allow_paths": json.dumps(allow_paths or []), "render": render,
-                                   "entries": json.dumps(shards.given(out))}, out, settings=pace or None)
-    except SourceContractError:
-        if not shards.finished(out):  # the process died before its end: the next run resumes it
-            raise
-        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+def crawl_shard(plan: shards.Plan, key: str, out: Path, max_depth: int, max_pages: int, render: str
+                ) -> dict[str, Any]:
+    """One shard's crawl in its own process and folder (spiders.shards.crawl_shard): a finished one is not crawled
+    again, a killed one resumes from its journal."""
+    return shards.crawl_shard(plan, key, out, max_depth, max_pages, render)
 
 
 @task(cache_policy=NONE)
@@ -76,10 +63,8 @@ def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, ren
     plan = shards.Plan.of(roots, shard_prefixes or [])
     with fanout(dask_address) as lanes:
         def crawl_round(todo: list[str]) -> None:
-            lanes.map(crawl_shard, roots=[plan.roots[k] for k in todo],
-                      out=[shards.shard_dir(out, k) for k in todo], max_depth=unmapped(max_depth),
-                      max_pages=unmapped(max_pages), render=unmapped(render),
-                      allow_paths=[plan.allow_paths(k) for k in todo], pace=[plan.pace(k) for k in todo])
+            lanes.map(crawl_shard, plan=unmapped(plan), key=todo, out=unmapped(out), max_depth=unmapped(max_depth),
+                      max_pages=unmapped(max_pages), render=unmapped(render))
 
         folders, rounds = shards.in_rounds(plan, out, max_depth, crawl_round)
     return merge_shards(folders, out, rounds)

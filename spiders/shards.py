@@ -31,9 +31,10 @@ import polars as pl
 
 from timelyqa import crawling
 from timelyqa.urls import canonical, is_crawlable, netloc
-from timelyqa.errors import ConfigError
+from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.files import write_parquet, write_text
 from spiders import settings as defaults
+from spiders.run import crawl
 
 STATS = crawling.STATS
 SHARDS = "shards"
@@ -274,6 +275,25 @@ def merge_stats(stats: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def _order(key: str) -> tuple[int, str]:
     """Depths in numeric order (2 before 10), reasons alphabetical, as one crawl writes them."""
     return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def crawl_shard(plan: Plan, key: str, crawl_dir: Path, max_depth: int, max_pages: int, render: str, *,
+                fresh: bool = False) -> dict[str, Any]:
+    """Shard `key`'s crawl in its own process and folder, held to its paths, at its pace, from its roots and the
+    entries it was given; its stats. A shard that finished in a run that did not is not crawled again; one that
+    was killed resumes from its own journal. A shard that fetched nothing (every entry refused by robots.txt, say)
+    is finished too: its reasons are in its stats, and the merge fails only when every shard fetched nothing."""
+    out = shard_dir(crawl_dir, key)
+    if not finished(out):
+        try:
+            return crawl("site_tree", {"roots": json.dumps(plan.roots[key]), "max_depth": max_depth,
+                                       "max_pages": max_pages, "allow_paths": json.dumps(plan.allow_paths(key)),
+                                       "render": render, "entries": json.dumps(given(out))},
+                         out, fresh=fresh, settings=plan.pace(key) or None)
+        except SourceContractError:
+            if not finished(out):  # the process died before its end: the next run resumes it
+                raise
+    return dict(json.loads((out / STATS).read_text(encoding="utf-8")))
 
 
 def in_rounds(plan: Plan, crawl_dir: Path, max_depth: int, run_round: Callable[[list[str]], object]

@@ -5,8 +5,10 @@ crawl has the pages, depths and parents of one process crawling the whole site, 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -222,3 +224,37 @@ def test_a_shard_killed_mid_round_resumes_from_its_journal_and_the_rounds_go_on(
         "and none of them is asked for again"
     assert frame(out).equals(frame(tmp_path / "one")), "the pages, depths and parents of one process"
     assert stats["rounds"] == 6, "the round it died in and the five after it"
+
+
+# --- the command --------------------------------------------------------------------------------------------
+
+def timelyqa(*args: str) -> subprocess.CompletedProcess[str]:
+    cli = Path(sys.executable).with_name("timelyqa")
+    return subprocess.run([str(cli), "crawl", "site-tree", *args], capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": os.environ.get("PYTHONPATH", "")})
+
+
+@pytest.mark.slow  # a new interpreter: 8 s under load
+def test_a_wrong_shard_prefix_stops_the_command_before_any_request(
+        served: tuple[Site, SiteServer], tmp_path: Path) -> None:
+    _, web = served
+    proc = timelyqa("--root", web.url + "/", "--shard-prefix", "docs", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "--shard-prefix 'docs': a path below /" in proc.stderr
+    assert web.requests == [] and not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_the_command_crawls_in_prefix_shards_with_the_depths_of_one_process(
+        served: tuple[Site, SiteServer], tmp_path: Path) -> None:
+    site, web = served
+    proc = timelyqa("--root", web.url + "/", "--shard-prefix", "/a/", "--max-depth", "2", "--out",
+                    str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads((tmp_path / "out" / "crawl_stats.json").read_text())
+    want = reachable(site, "/", max_depth=2)
+    del want["/a/moved.html"]
+    got = {urlsplit(u).path: d for u, d in frame(tmp_path / "out").select("url", "depth").iter_rows()}
+    assert got == want and stats["rounds"] == 3, "/ -> /a/1 -> /b/1 and /a/moved's landing, back in the site's own"
+    assert f"{len(want)} pages" in proc.stdout
