@@ -123,6 +123,15 @@ def test_a_redirect_into_another_shard_is_its_entry_and_in_the_merge_the_edge_on
     assert (stats["errors"], stats["redirected"], stats["pages"]) == ({}, 1, 2)
 
 
+def test_a_redirect_from_one_sharded_site_to_another_is_that_site_s_entry(tmp_path: Path) -> None:
+    moved = {"url": "http://h:1/moved", "depth": 1, "parent": "http://h:1/", "status": None,
+             "error": "redirect_off_site", "final_url": "http://g:1/landing"}
+    folders = {"h:1": finished_shard(tmp_path / "h", [{"url": "http://h:1/", "depth": 0}, moved]),
+               "g:1": finished_shard(tmp_path / "g", [{"url": "http://g:1/", "depth": 0, "root_url": "http://g:1/"}])}
+    assert shards.cross_entries(folders, MAX_DEPTH)["g:1"] == [("http://g:1/landing", 1, "http://h:1/",
+                                                                "http://h:1/")]
+
+
 # --- real crawls --------------------------------------------------------------------------------------------
 
 @pytest.fixture
