@@ -22,7 +22,7 @@ from spiders import shards
 from spiders.guard import HostGuard, Refusal
 from spiders.run import command, crawl
 from tests.sites import Page, Site, SiteServer, reachable
-from tests.test_crawl_shards import frame, prefect_api  # noqa: F401 - the module's Prefect server fixture
+from tests.test_crawl_shards import frame
 from timelyqa.errors import ConfigError
 
 MAX_DEPTH = 6
