@@ -7,7 +7,6 @@ retried on its own, a retry paying only for the replies its cache does not hold.
 
 from __future__ import annotations
 
-import json
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,6 @@ from prefect.cache_policies import NONE
 from flows.common import RETRY_TRANSIENT, crawl_rows, last_release, publish_funnel, reported, run_name, secret
 from flows.fanout import fanout
 from spiders import shards
-from spiders.run import crawl
 from timelyqa.crawling import check_roots, summary
 from timelyqa.useragent import user_agent
 from timelyqa.errors import ConfigError, SourceContractError
@@ -39,19 +37,11 @@ def check_inputs(roots: list[str]) -> None:
 
 
 @task(tags=["crawl"], cache_policy=NONE)
-def crawl_shard(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str) -> dict[str, Any]:
-    """One site's crawl in its own process and folder. A shard that finished in a run that did not is not crawled
-    again; one that was killed resumes from its own journal. A shard that fetched nothing is finished too: its
-    reasons are in its stats, and the run fails only when every shard fetched nothing."""
-    if shards.finished(out):
-        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
-    try:
-        return crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                   "render": render, "entries": json.dumps(shards.given(out))}, out, extract=False)
-    except SourceContractError:
-        if not shards.finished(out):  # the process died before its end: the next run resumes it
-            raise
-        return dict(json.loads((out / shards.STATS).read_text(encoding="utf-8")))
+def crawl_shard(plan: shards.Plan, key: str, out: Path, max_depth: int, max_pages: int, render: str
+                ) -> dict[str, Any]:
+    """One shard's crawl in its own process and folder (spiders.shards.crawl_shard): a finished one is not crawled
+    again, a killed one resumes from its journal. Its pages' content is read after the rounds, by extract_pages."""
+    return shards.crawl_shard(plan, key, out, max_depth, max_pages, render, extract=False)
 
 
 @task(cache_policy=NONE, task_run_name="extract {crawl_dir.name} rows {part.start}-{part.stop}")
@@ -69,8 +59,8 @@ def assemble_pages(folders: list[Path]) -> None:
 
 
 @task(cache_policy=NONE)
-def merge_shards(folders: list[Path], out: Path) -> dict[str, Any]:
-    stats = shards.merge(folders, out)
+def merge_shards(folders: list[Path], out: Path, rounds: int = 1) -> dict[str, Any]:
+    stats = shards.merge(folders, out, {"rounds": rounds})
     create_table_artifact(crawl_rows(stats), key="site-tree-crawl",
                           description="site_tree: what the crawl fetched and why not")
     if not stats.get("pages"):
@@ -79,32 +69,26 @@ def merge_shards(folders: list[Path], out: Path) -> dict[str, Any]:
 
 
 def crawl_sites(roots: list[str], out: Path, max_depth: int, max_pages: int, render: str,
-                dask_address: str | None = None) -> dict[str, Any]:
-    """Crawl each root's site as a shard (`out`/shards/<host>), the shards as mapped tasks on the Dask cluster
-    `dask_address` names (flows.fanout.dask_runner) or on the flow's own runner, then read the shards' pages'
-    content in partitions (timelyqa/site_tree/extract.py), mapped tasks on the same runner, then merge them into `out`.
-    A run over a crawl that finished crawls every shard again; a run over a killed one keeps the finished shards."""
-    by_site = shards.shard_roots(roots)
-    folders = {site: shards.shard_dir(out, site) for site in by_site}
-    if shards.finished(out):  # the last run over `out` ran to its end: this one is a new crawl of every shard
-        for folder in folders.values():
-            shards.reset(folder)
-    (out / shards.STATS).unlink(missing_ok=True)  # only then: a run killed before this point is new again
-    todo = list(by_site)
+                dask_address: str | None = None, shard_prefixes: list[str] | None = None) -> dict[str, Any]:
+    """Crawl each root's site as a shard (`out`/shards/<host>), a site named in `shard_prefixes` as a shard a
+    prefix plus its own (spiders.shards.Plan), the shards as mapped tasks on the Dask cluster `dask_address` names
+    (flows.fanout.dask_runner) or on the flow's own runner, in rounds until no shard is given a new entry; then read
+    the shards' pages' content in partitions (timelyqa/site_tree/extract.py), mapped tasks on the same runner, and
+    merge them into `out`. A run over a crawl that finished crawls every shard again; a run over a killed one keeps
+    the finished shards and the partitions read."""
+    plan = shards.Plan.of(roots, shard_prefixes or [])
     with fanout(dask_address) as lanes:
-        while todo:  # a round: the shards given new entries by the last one (every shard in the first)
-            lanes.map(crawl_shard, roots=[by_site[s] for s in todo], out=[folders[s] for s in todo],
-                      max_depth=unmapped(max_depth), max_pages=unmapped(max_pages), render=unmapped(render))
-            wanted = shards.cross_entries(folders, max_depth)
-            todo = [s for s in by_site if wanted[s] != shards.given(folders[s])]
-            for site in todo:
-                shards.give(folders[site], wanted[site])
-        work = [(folder, part) for folder in folders.values() if extraction.assembled(folder) is None
+        def crawl_round(todo: list[str]) -> None:
+            lanes.map(crawl_shard, plan=unmapped(plan), key=todo, out=unmapped(out), max_depth=unmapped(max_depth),
+                      max_pages=unmapped(max_pages), render=unmapped(render))
+
+        folders, rounds = shards.in_rounds(plan, out, max_depth, crawl_round)
+        work = [(folder, part) for folder in folders if extraction.assembled(folder) is None
                 for part in extraction.plan(folder)]
         if work:
             lanes.map(extract_pages, crawl_dir=[w[0] for w in work], part=[w[1] for w in work])
-    assemble_pages(list(folders.values()))
-    return merge_shards(list(folders.values()), out)
+    assemble_pages(folders)
+    return merge_shards(folders, out, rounds)
 
 
 @task
@@ -155,7 +139,7 @@ def _name(params: dict[str, Any]) -> str:
 def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = None, max_depth: int = 4,
                    max_pages: int = 1000, render: str = "auto", domain: str = "other", seed: int = 0,
                    generator: str = "template", llm_secret_block: str | None = None, previous: str | None = None,
-                   dask_address: str | None = None) -> dict[str, Any]:
+                   dask_address: str | None = None, shard_prefixes: list[str] | None = None) -> dict[str, Any]:
     """Questions by click depth over whole website trees, as WebWalkerQA makes them.
 
     Each of `roots` is crawled breadth first on its own site, `max_depth` clicks deep and `max_pages` requests a
@@ -166,6 +150,8 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
     `template` (offline) or `llm` (WebWalker's prompts: TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_* verifies; the
     writer's key may come from the Prefect Secret block `llm_secret_block`), its models checked before the crawl.
     `previous`, a release, has its rows of these sites re-checked against the crawl (kept, or retired with why).
+    `shard_prefixes` split a site too large for one process by path prefix (`/docs/` for the one site crawled,
+    `http://host:port/docs/` for one of several), every page still at its exact depth (spiders/shards.py).
     """
     if (roots is None) == (site is None):
         raise ConfigError("give roots (a list of URLs) or site (a folder to serve), one of them")
@@ -178,7 +164,7 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
         if site is not None:
             roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
         check_inputs(roots or [])
-        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address)
+        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address, shard_prefixes)
     earlier = last_release(previous)
     if settings.generator == "llm":
         written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)

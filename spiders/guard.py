@@ -69,6 +69,7 @@ class HostGuard:
     hosts: frozenset[str]
     paths: tuple[re.Pattern[str], ...] = ()
     named_private: frozenset[str] = frozenset()
+    root_paths: frozenset[str] = frozenset({"/"})  # allowed whatever `paths` say: the roots' own
     _private: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
@@ -81,7 +82,10 @@ class HostGuard:
         roots, allow_hosts = list(roots), list(allow_hosts)
         hosts = _netlocs([*roots, *allow_hosts])
         named = hosts if named_private is None else _netlocs(named_private)
-        return cls(hosts, tuple(re.compile(p) for p in allow_paths), named)
+        # the roots' own paths stay allowed under `allow_paths`, and only those: a shard of one path prefix
+        # (spiders/shards.py) must not fetch `/`, which the site's own shard holds
+        root_paths = frozenset(urlsplit(r).path or "/" for r in roots if "://" in r)
+        return cls(hosts, tuple(re.compile(p) for p in allow_paths), named, root_paths=root_paths)
 
     def may_be_private(self, where: str) -> bool:
         """True when host:port `where` was named by the operator, so may be a private or loopback address."""
@@ -98,7 +102,7 @@ class HostGuard:
         if resolve and not self.may_be_private(where) and self._is_private(parts.hostname):
             return Refusal.PRIVATE_ADDRESS
         path = parts.path or "/"
-        if self.paths and path != "/" and not any(p.search(path) for p in self.paths):
+        if self.paths and path not in self.root_paths and not any(p.search(path) for p in self.paths):
             return Refusal.PATH_NOT_ALLOWED
         return None
 

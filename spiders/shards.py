@@ -9,6 +9,10 @@ another's site is an entry of that shard (`entries.json`: the page, its depth th
 and its root), and a shard given new entries is started again over its journal, which fetches only what the
 entries newly bring within `max_depth` and gives the pages they reach sooner their shorter depth. Rounds end when
 no shard is given a new entry; each page then has its shortest depth over all the roots, as in one process.
+
+A site too large for one process is split the same way by path prefix (`Plan`): a shard is then (site, prefix), the
+site's own shard keeps `/` and every path no prefix claims, each crawl's guard holds it to its paths, and a link or
+a redirect into a path another shard owns is an entry of that shard.
 """
 
 from __future__ import annotations
@@ -17,16 +21,21 @@ import json
 import re
 import shutil
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import polars as pl
 
 from timelyqa import crawling
+from timelyqa.site_tree import extract as extraction
 from timelyqa.urls import canonical, is_crawlable, netloc
-from timelyqa.errors import ConfigError
+from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.files import write_parquet, write_text
+from spiders import settings as defaults
+from spiders.run import crawl
 
 STATS = crawling.STATS
 SHARDS = "shards"
@@ -34,6 +43,9 @@ ENTRIES = "entries.json"
 FETCHED = "fetched.parquet"  # the pages a shard's crawl fetched, before the extraction stage reads their content
 Entry = tuple[str, int, str, str]
 """A page of a shard's site that another shard's page links to: url, depth through that link, that page, its root."""
+CROSSING = ("redirect_path_not_allowed", "redirect_off_site")
+"""A page's reason when it redirected out of its shard: its target is an entry of the shard owning it, and in the
+merge the page is the redirect edge one process writes."""
 
 
 def shard_roots(roots: Iterable[str]) -> dict[str, list[str]]:
@@ -47,8 +59,83 @@ def shard_roots(roots: Iterable[str]) -> dict[str, list[str]]:
     return by_site
 
 
+@dataclass(frozen=True)
+class Plan:
+    """The shards of a crawl: each root's site, and a site with path prefixes split into a shard a prefix plus the
+    site's own (`/` and whatever no prefix claims). Keys: `host:port` for a site's own shard, `host:port/prefix`."""
+
+    roots: dict[str, list[str]]  # shard key -> its roots (a prefix shard may have none: it starts from entries)
+    prefixes: dict[str, tuple[str, ...]]  # site -> its prefixes, longest first
+
+    @classmethod
+    def of(cls, roots: Iterable[str], prefixes: Iterable[str] = ()) -> Plan:
+        """The plan for `roots` and `prefixes` (`/docs/`: of the one site crawled; `http://host:port/docs/`: of that
+        site); a wrong prefix is a ConfigError naming it."""
+        by_site = shard_roots(roots)
+        split: dict[str, set[str]] = {site: set() for site in by_site}
+        for given_prefix in prefixes:
+            site, path = _prefix(given_prefix, list(by_site))
+            if path in split[site]:
+                raise ConfigError(f"--shard-prefix {given_prefix!r}: named twice")
+            split[site].add(path)
+        plan = cls({}, {site: tuple(sorted(paths, key=lambda p: (-len(p), p))) for site, paths in split.items()})
+        for site, paths in plan.prefixes.items():
+            plan.roots[site] = []
+            for path in sorted(paths):
+                plan.roots[site + path] = []
+        for site, site_roots in by_site.items():
+            for root in site_roots:
+                plan.roots[plan.owner(root) or site].append(root)
+        return plan
+
+    def owner(self, url: str) -> str | None:
+        """The shard that owns `url`: its site's longest prefix the path starts with, else the site's own; None off
+        every site crawled."""
+        site = netloc(url)
+        if site not in self.prefixes:
+            return None
+        path = urlsplit(url).path or "/"
+        return next((site + p for p in self.prefixes[site] if path.startswith(p)), site)
+
+    def allow_paths(self, key: str) -> list[str]:
+        """The guard's path patterns of shard `key`: its prefix but the longer ones other shards own; for a site's
+        own shard, none of its prefixes; no pattern for a site not split."""
+        site, _, rest = key.partition("/")
+        path = "/" + rest if rest else ""
+        longer = [re.escape(p) for p in self.prefixes[site] if p != path and p.startswith(path)]
+        if not path:
+            return [f"^(?!{'|'.join(longer)})"] if longer else []
+        return [f"^(?!{'|'.join(longer)}){re.escape(path)}" if longer else f"^{re.escape(path)}"]
+
+    def pace(self, key: str) -> dict[str, Any]:
+        """Crawl settings of shard `key`: k shards asking one host at once each take a k-th of its per-host
+        concurrency and AutoThrottle target, so the host sees the load of one crawl."""
+        k = 1 + len(self.prefixes[key.partition("/")[0]])
+        if k == 1:
+            return {}
+        return {"CONCURRENT_REQUESTS_PER_DOMAIN": max(1, defaults.CONCURRENT_REQUESTS_PER_DOMAIN // k),
+                "AUTOTHROTTLE_TARGET_CONCURRENCY": defaults.AUTOTHROTTLE_TARGET_CONCURRENCY / k}
+
+
+def _prefix(given: str, sites: list[str]) -> tuple[str, str]:
+    """(site, path) of a --shard-prefix: a path of the one site crawled, or a URL of one of them."""
+    if "://" in given:
+        site, path = netloc(given), urlsplit(given).path
+        if site not in sites:
+            raise ConfigError(f"--shard-prefix {given!r}: not on a site crawled ({', '.join(sites)})")
+    elif len(sites) == 1:
+        site, path = sites[0], given
+    else:
+        raise ConfigError(f"--shard-prefix {given!r}: several sites are crawled ({', '.join(sites)}); "
+                          f"name the site (http://{sites[0]}{given})")
+    if not path.startswith("/") or path == "/" or any(c in path for c in "?#"):
+        raise ConfigError(f"--shard-prefix {given!r}: a path below / (like /docs/), without query or fragment")
+    return site, path
+
+
 def shard_dir(crawl_dir: Path, site: str) -> Path:
-    """`crawl_dir`/shards/<site>, the site's host and port in a name any file system takes (127.0.0.2_8000)."""
+    """`crawl_dir`/shards/<shard>, the shard's key in a name any file system takes (127.0.0.2_8000,
+    127.0.0.2_8000_docs_)."""
     return Path(crawl_dir) / SHARDS / re.sub(r"[^A-Za-z0-9.-]", "_", site)
 
 
@@ -70,36 +157,54 @@ def given(shard: Path) -> list[Entry]:
     return [tuple(e) for e in json.loads(path.read_text(encoding="utf-8"))] if path.is_file() else []  # type: ignore[misc]
 
 
-def cross_entries(folders: Mapping[str, Path], max_depth: int) -> dict[str, list[Entry]]:
-    """For each finished shard (by site), the entries it should be started with: every link from another shard's
-    fetched page into its site within `max_depth`, at its shortest depth, unless the shard already holds that page
-    as near; plus the entries it was given before (a target it refused stays given, so rounds end)."""
+def cross_entries(folders: Mapping[str, Path], max_depth: int,
+                  owner: Callable[[str], str | None] | None = None) -> dict[str, list[Entry]]:
+    """For each shard (by key), the entries it should be started with: every link from another shard's fetched
+    page into a page it owns (`owner`: by site when not given) within `max_depth`, and every redirect of another
+    shard's page into one (at that page's depth: a redirect is no click), at its shortest depth, unless the shard
+    already holds that page as near; plus the entries it was given before (a target it refused stays given, so
+    rounds end). A shard that has not run yet holds nothing."""
+    owner = owner or (lambda url: site if (site := netloc(url)) in folders else None)
     best: dict[str, Entry] = {}
-    depth_in: dict[str, dict[str, int]] = {}
-    for site, folder in folders.items():
-        pages = pl.read_parquet(folder / FETCHED, columns=["url", "depth", "root_url", "error", "clickables"])
-        depth_in[site] = {u: d for u, d in zip(pages["url"], pages["depth"], strict=True) if d is not None}
-        for url, depth, root, error, found in pages.iter_rows():
-            if error is not None or depth is None or depth + 1 > max_depth:
+    depth_in: dict[str, dict[str, int]] = {key: {} for key in folders}
+
+    def offer(target: str, key: str, entry: Entry) -> None:
+        if (where := owner(target)) is not None and where != key and \
+                (target not in best or _rank(entry) < _rank(best[target])):  # nearest, then the first linking page
+            best[target] = entry
+
+    for key, folder in folders.items():
+        if not finished(folder):
+            continue
+        pages = pl.read_parquet(folder / FETCHED,
+                                columns=["url", "depth", "parent", "root_url", "error", "final_url", "clickables"])
+        depth_in[key] = {u: d for u, d in zip(pages["url"], pages["depth"], strict=True) if d is not None}
+        for url, depth, parent, root, error, final, found in pages.iter_rows():
+            if depth is None:
+                continue
+            if error in CROSSING and final and is_crawlable(final):
+                offer(canonical(final), key, (canonical(final), depth, parent, root))
+            if error is not None or depth + 1 > max_depth:
                 continue
             for click in found:
-                if not is_crawlable(click["href"]):
-                    continue
-                target = canonical(click["href"])
-                if (where := netloc(target)) in folders and where != site:
-                    entry = (target, depth + 1, url, root)
-                    if target not in best or entry[1:3] < best[target][1:3]:  # nearest, then the first linking page
-                        best[target] = entry
+                if is_crawlable(click["href"]):
+                    target = canonical(click["href"])
+                    offer(target, key, (target, depth + 1, url, root))
     wanted: dict[str, list[Entry]] = {}
-    for site, folder in folders.items():
+    for key, folder in folders.items():
         kept = {e[0]: e for e in given(folder)}
         for target, entry in best.items():
-            held = depth_in[site].get(target)
-            if netloc(target) == site and (held is None or held > entry[1]) and \
-                    (target not in kept or kept[target][1:3] > entry[1:3]):
+            held = depth_in[key].get(target)
+            if owner(target) == key and (held is None or held > entry[1]) and \
+                    (target not in kept or _rank(kept[target]) > _rank(entry)):
                 kept[target] = entry
-        wanted[site] = sorted(kept.values())
+        wanted[key] = sorted(kept.values())
     return wanted
+
+
+def _rank(entry: Entry) -> tuple[int, str]:
+    """Entries by depth, then linking page (a root's redirect has none)."""
+    return entry[1], entry[2] or ""
 
 
 def give(shard: Path, entries: list[Entry]) -> None:
@@ -108,25 +213,50 @@ def give(shard: Path, entries: list[Entry]) -> None:
     (Path(shard) / STATS).unlink(missing_ok=True)
 
 
-def merge(shards: Iterable[Path], crawl_dir: Path) -> dict[str, Any]:
+def merge(shards: Iterable[Path], crawl_dir: Path, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Write the shards' pages, links and stats into `crawl_dir` as one crawl of all their roots, stats last (a
     merge killed midway leaves no stats, so it is not taken for a finished one); the merged stats, with each
-    shard's pages under `shards`."""
+    shard's pages under `shards` and `extra` added. A page that redirected into another shard's page is the
+    redirect edge one process writes, not a row."""
     shards = list(shards)
     if missing := [str(s) for s in shards if not finished(s)]:
         raise ConfigError(f"merge: shards not finished: {', '.join(missing)}")
     crawl_dir = Path(crawl_dir)
     pages = pl.concat([pl.read_parquet(s / "pages.parquet") for s in shards], how="vertical")
+    stats = [json.loads((s / STATS).read_text(encoding="utf-8")) for s in shards]
+    pages, moved = _redirects_across(pages)
     if (twice := pages["url"].is_duplicated()).any():  # a shard left its site: the crawl is not one of sites
         raise ConfigError(f"merge: {pages.filter(twice)['url'][0]} is in two shards")
-    links = pl.concat([pl.read_parquet(s / "links.parquet") for s in shards], how="vertical")
-    stats = [json.loads((s / STATS).read_text(encoding="utf-8")) for s in shards]
+    links = pl.concat([*(pl.read_parquet(s / "links.parquet") for s in shards), moved.drop("reason")],
+                      how="vertical")
     merged = merge_stats(stats)
+    if moved.height:  # what one process counts: redirects, not pages refused
+        merged["redirected"] = merged.get("redirected", 0) + moved.height
+        for reason, n in moved.group_by("reason").len().iter_rows():
+            merged["errors"][reason] -= n
+            if not merged["errors"][reason]:
+                del merged["errors"][reason]
     merged["shards"] = {s.name: int(st.get("pages", 0)) for s, st in zip(shards, stats, strict=True)}
+    merged |= dict(extra or {})
     write_parquet(pages.sort("depth", "url"), crawl_dir / "pages.parquet")
     write_parquet(links.unique(maintain_order=True), crawl_dir / "links.parquet")
     write_text(crawl_dir / STATS, json.dumps(merged, indent=2, sort_keys=True, default=str))
     return merged
+
+
+def _redirects_across(pages: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The pages without those that redirected into a page another shard holds; those as redirect edges (with
+    their reason)."""
+    across = pl.col("error").fill_null("").is_in(CROSSING)
+    held = set(pages.filter(~across)["url"])
+    crossing = pages.filter(across & pl.col("final_url").is_not_null())
+    rows = [{"from": url, "to": to, "text": "", "kind": "redirect", "reason": why}
+            for url, final, why in crossing.select("url", "final_url", "error").iter_rows()
+            if is_crawlable(final) and (to := canonical(final)) in held]
+    moved = pl.DataFrame(rows, schema={"from": pl.String, "to": pl.String, "text": pl.String, "kind": pl.String,
+                                       "reason": pl.String})
+    keep = pages.filter(~(pl.col("url").is_in(moved["from"].to_list()) & across))
+    return keep, moved
 
 
 def merge_stats(stats: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -147,3 +277,50 @@ def merge_stats(stats: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
 def _order(key: str) -> tuple[int, str]:
     """Depths in numeric order (2 before 10), reasons alphabetical, as one crawl writes them."""
     return (int(key), "") if key.isdigit() else (1 << 30, key)
+
+
+def crawl_shard(plan: Plan, key: str, crawl_dir: Path, max_depth: int, max_pages: int, render: str, *,
+                fresh: bool = False, extract: bool = True) -> dict[str, Any]:
+    """Shard `key`'s crawl in its own process and folder, held to its paths, at its pace, from its roots and the
+    entries it was given; its stats. A shard that finished in a run that did not is not crawled again; one that
+    was killed resumes from its own journal. A shard that fetched nothing (every entry refused by robots.txt, say)
+    is finished too: its reasons are in its stats, and the merge fails only when every shard fetched nothing.
+    `extract`: its pages' content read after it, in EXTRACT_WORKERS processes (also for a shard that finished in a
+    run killed before reading it), or left to the caller's mapped stage (timelyqa/site_tree/extract.py)."""
+    out = shard_dir(crawl_dir, key)
+    if not finished(out):
+        try:
+            crawl("site_tree", {"roots": json.dumps(plan.roots[key]), "max_depth": max_depth,
+                                "max_pages": max_pages, "allow_paths": json.dumps(plan.allow_paths(key)),
+                                "render": render, "entries": json.dumps(given(out))},
+                  out, fresh=fresh, settings=plan.pace(key) or None, extract=False)
+        except SourceContractError:
+            if not finished(out):  # the process died before its end: the next run resumes it
+                raise
+    if extract:
+        return extraction.run(out, workers=defaults.EXTRACT_WORKERS)
+    return dict(json.loads((out / STATS).read_text(encoding="utf-8")))
+
+
+def in_rounds(plan: Plan, crawl_dir: Path, max_depth: int, run_round: Callable[[list[str]], object]
+              ) -> tuple[list[Path], int]:
+    """Crawl the plan's shards in rounds (`run_round(keys)` crawls those shards to their end, side by side): the
+    shards with roots first, then those given new entries by the last round, until none is. The folders to merge
+    (every shard that ran) and the number of rounds. A run over a crawl that finished starts every shard afresh; a
+    run over a killed one keeps each shard's journal and the entries it was given."""
+    crawl_dir = Path(crawl_dir)
+    folders = {key: shard_dir(crawl_dir, key) for key in plan.roots}
+    if finished(crawl_dir):  # the last run over `crawl_dir` ran to its end: this one is a new crawl of every shard
+        for folder in folders.values():
+            reset(folder)
+    (crawl_dir / STATS).unlink(missing_ok=True)  # only then: a run killed before this point is new again
+    todo = [key for key in plan.roots if plan.roots[key] or given(folders[key])]
+    rounds = 0
+    while todo:
+        run_round(todo)
+        rounds += 1
+        wanted = cross_entries(folders, max_depth, plan.owner)
+        todo = [key for key in plan.roots if wanted[key] != given(folders[key])]
+        for key in todo:
+            give(folders[key], wanted[key])
+    return [folders[key] for key in plan.roots if plan.roots[key] or given(folders[key])], rounds

@@ -57,7 +57,9 @@ class SiteTreeSpider(journal.JournaledSpider):
             raise ValueError(f"render={render!r}: one of {', '.join(RENDERS)}")
         self.render = render
         self.page_timeout = float(page_timeout)
-        self.guard = HostGuard.of(self.roots, allow_paths=json.loads(allow_paths))
+        # a shard of a site split by path prefix may start from entries alone: their site is its own
+        self.guard = HostGuard.of(self.roots, allow_hosts=[e[0] for e in self.entries],
+                                  allow_paths=json.loads(allow_paths))
         self.traps = TrapBounds(pattern_budget=int(pattern_budget))
         self.depth: dict[str, int] = {}
         self.parent: dict[str, str | None] = {}

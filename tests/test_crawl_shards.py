@@ -179,7 +179,7 @@ def test_a_killed_shard_resumes_from_its_journal_and_a_finished_one_is_not_crawl
 def shard(folder: Path, pages: list[tuple[str, int | None, list[str]]], root: str) -> Path:
     """A finished shard's folder holding `pages` (url, depth, the hrefs it links to)."""
     folder.mkdir(parents=True)
-    rows = [{"url": u, "depth": d, "root_url": root, "error": None,
+    rows = [{"url": u, "depth": d, "parent": None, "root_url": root, "error": None, "final_url": u,
              "clickables": [{"href": h, "text": "", "kind": "anchor"} for h in hrefs]} for u, d, hrefs in pages]
     pl.DataFrame(rows).write_parquet(folder / "fetched.parquet")  # what its crawl wrote, before its extraction
     (folder / "crawl_stats.json").write_text("{}")

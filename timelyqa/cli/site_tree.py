@@ -40,6 +40,9 @@ def crawl_site_tree(
     render: Annotated[Render, typer.Option(help="pages through Chromium: `auto` when the page as served shows "
                                            "scripts build what it shows (see spiders/render.py)")] = Render.auto,
     fresh: Annotated[bool, typer.Option(help="fetch again rather than from the HTTP cache")] = False,
+    shard_prefix: Annotated[list[str] | None, typer.Option(
+        help="a path prefix (/docs/) crawled by a process of its own, depths still exact; repeat for several "
+             "(`/` and the rest stay with the site's own process); a URL names the site of several")] = None,
 ) -> None:
     """Breadth first from each root, on its own site only, every page at its exact click depth
     (User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
@@ -50,11 +53,42 @@ def crawl_site_tree(
         check_paths(out=out)
         for root in roots:
             checks.http_url(root, "--root")
-        check_roots(roots, user_agent=user_agent())
-        stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                    "allow_paths": json.dumps(allow_path or []), "render": render.value},
-                      out, fresh=fresh)
+        if shard_prefix and allow_path:
+            raise ConfigError("--shard-prefix and --allow-path: give one (each shard's paths are its prefix)")
+        if shard_prefix:
+            stats = _sharded(roots, shard_prefix, out, max_depth, max_pages, render.value, fresh=fresh)
+        else:
+            check_roots(roots, user_agent=user_agent())
+            stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
+                                        "allow_paths": json.dumps(allow_path or []), "render": render.value},
+                          out, fresh=fresh)
     typer.echo(f"{summary(stats)} in {out / 'pages.parquet'}")
+
+
+def _sharded(roots: list[str], prefixes: list[str], out: Path, max_depth: int, max_pages: int, render: str, *,
+             fresh: bool) -> dict[str, object]:
+    """The crawl as shards by path prefix (spiders/shards.py), each round's shards side by side in processes of
+    their own, merged into `out`; as the site-tree flow crawls, without Prefect."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from spiders import shards
+    from spiders.run import check_roots, summary
+    from timelyqa.errors import SourceContractError
+    from timelyqa.useragent import user_agent
+
+    plan = shards.Plan.of(roots, prefixes)  # a wrong prefix stops here, before any request
+    check_roots(roots, user_agent=user_agent())
+
+    def crawl_round(todo: list[str]) -> None:
+        with ThreadPoolExecutor(max_workers=len(todo)) as pool:
+            list(pool.map(lambda key: shards.crawl_shard(plan, key, out, max_depth, max_pages, render, fresh=fresh),
+                          todo))
+
+    folders, rounds = shards.in_rounds(plan, out, max_depth, crawl_round)
+    stats = shards.merge(folders, out, {"rounds": rounds})
+    if not stats.get("pages"):
+        raise SourceContractError(f"crawl site_tree fetched nothing: {summary(stats)}")
+    return stats
 
 
 def site_tree(
