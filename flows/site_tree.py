@@ -23,11 +23,12 @@ from spiders import shards
 from spiders.run import crawl
 from timelyqa.crawling import check_roots, summary
 from timelyqa.useragent import user_agent
-from timelyqa.errors import ConfigError, SourceContractError
+from timelyqa.errors import SourceContractError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import llm, pipeline
 from timelyqa.site_tree.carry import released_rows
+from timelyqa.site_tree.request import SiteTreeRequest
 from timelyqa.site_tree.source import DEMO_PORT
 
 
@@ -146,16 +147,19 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
     writer's key may come from the Prefect Secret block `llm_secret_block`), its models checked before the crawl.
     `previous`, a release, has its rows of these sites re-checked against the crawl (kept, or retired with why).
     """
-    if (roots is None) == (site is None):
-        raise ConfigError("give roots (a list of URLs) or site (a folder to serve), one of them")
-    settings = pipeline.Settings(domain=domain, seed=seed, generator=generator)
-    out_dir = Path(out)
+    request = SiteTreeRequest.of(out=out, roots=roots, site=site, max_depth=max_depth, max_pages=max_pages,
+                                 render=render, domain=domain, seed=seed, generator=generator,
+                                 llm_secret_block=llm_secret_block, previous=previous, dask_address=dask_address)
+    settings = request.settings
+    out_dir = request.out
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     if settings.generator == "llm":
         check_models(out_dir, llm_secret_block)
     with ExitStack() as stack:
-        if site is not None:
-            roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
+        if request.site is not None:
+            roots = [stack.enter_context(LocalSite(request.site, port=DEMO_PORT)).url]
+        else:
+            roots = request.roots
         check_inputs(roots or [])
         crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address)
     earlier = last_release(previous)

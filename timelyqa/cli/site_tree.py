@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from timelyqa import checks
-from timelyqa.cli.common import check_paths, one_line_errors, print_questions
+from timelyqa.cli.common import one_line_errors, print_questions
 from timelyqa.errors import ConfigError
 
 crawl_app = typer.Typer(help="Crawls of websites (each in its own Scrapy process), into pages and a click graph.",
@@ -33,8 +32,8 @@ class SiteGenerator(str, Enum):
 def crawl_site_tree(
     roots: Annotated[list[str], typer.Option("--root", help="a root URL; repeat for several sites")],
     out: Annotated[Path, typer.Option(help="folder for pages.parquet, links.parquet, crawl_stats.json")],
-    max_depth: Annotated[int, typer.Option(min=0, help="most clicks from a root")] = 4,
-    max_pages: Annotated[int, typer.Option(min=1, help="most pages requested in all")] = 1000,
+    max_depth: Annotated[int, typer.Option(help="most clicks from a root (0 or more)")] = 4,
+    max_pages: Annotated[int, typer.Option(help="most pages requested in all (1 or more)")] = 1000,
     allow_path: Annotated[list[str] | None, typer.Option(help="a regex a path must match; repeat for several")]
     = None,
     render: Annotated[Render, typer.Option(help="pages through Chromium: `auto` when the page as served shows "
@@ -43,17 +42,14 @@ def crawl_site_tree(
 ) -> None:
     """Breadth first from each root, on its own site only, every page at its exact click depth
     (User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
-    from spiders.run import check_roots, crawl, summary
-    from timelyqa.useragent import user_agent
+    from spiders.run import crawl
+    from timelyqa.crawling import summary
+    from timelyqa.site_tree.request import SiteTreeRequest, crawl_site
 
     with one_line_errors():
-        check_paths(out=out)
-        for root in roots:
-            checks.http_url(root, "--root")
-        check_roots(roots, user_agent=user_agent())
-        stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                    "allow_paths": json.dumps(allow_path or []), "render": render.value},
-                      out, fresh=fresh)
+        request = SiteTreeRequest.of(roots=roots, out=out, max_depth=max_depth, max_pages=max_pages,
+                                     allow_paths=allow_path or [], render=render.value, fresh=fresh)
+        stats = crawl_site(request, crawl=crawl)
     typer.echo(f"{summary(stats)} in {out / 'pages.parquet'}")
 
 
@@ -71,14 +67,12 @@ def site_tree(
 ) -> None:
     """Questions by click depth from a crawled site tree, WebWalkerQA's way: single-source at depth 2-4, and
     multi-source from two pages."""
-    from timelyqa.site_tree import llm, pipeline
+    from timelyqa.site_tree.request import SiteTreeRequest, questions
 
     with one_line_errors():
-        check_paths(out=out, previous=previous)
-        settings = pipeline.Settings(domain=domain, seed=seed, generator=generator.value)
-        pipeline.check_crawl(crawl_dir)
-        writer = llm.llm_site_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
-        manifest = pipeline.run(crawl_dir, out, settings, writer=writer, previous=previous)
+        request = SiteTreeRequest.of(crawl=crawl_dir, out=out, generator=generator.value, domain=domain, seed=seed,
+                                     previous=previous)
+        manifest = questions(request)
     print_questions(manifest, out)
 
 
