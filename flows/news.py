@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from contextlib import ExitStack
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,8 @@ from timelyqa.manifest import Manifest
 from timelyqa.news import pipeline
 from timelyqa.news.llm import NewsLLMWriter, llm_news_writer
 from timelyqa.news.outlets import Outlets
-from timelyqa.news.request import WIKIPEDIA_API, NewsRequest, news_day
+from timelyqa.news.request import WIKIPEDIA_API, NewsRequest
+from timelyqa.news.request import window as days_window
 from timelyqa.news.source import ARCHIVE_PORT
 
 
@@ -103,10 +104,8 @@ def _writer(out: Path, block: str | None) -> NewsLLMWriter:
 
 
 def window(start: str | None, end: str | None, days: int, today: date | None = None) -> tuple[date, date]:
-    """`start`..`end` (ISO dates), by default the `days` days before today (UTC; in a deployment's run, the day it
-    was scheduled for): today's page is still being written."""
-    last = news_day(end, "--end") or (today or run_clock().date()) - timedelta(days=1)
-    return news_day(start, "--start") or last - timedelta(days=days - 1), last
+    """The request's window, at the run's scheduled day when `today` is not given (the run's name uses it)."""
+    return days_window(start, end, days, today or run_clock().date())
 
 
 def _name(params: dict[str, Any]) -> str:

@@ -33,6 +33,14 @@ def news_day(text: str | date | None, option: str) -> date | None:
         raise ConfigError(f"{option} {text!r}: not a date (YYYY-MM-DD); news start/end must be ISO dates") from None
 
 
+def window(start: str | date | None, end: str | date | None, days: int, today: date | None = None
+           ) -> tuple[date, date]:
+    """`start`..`end`, by default the `days` days before `today` (UTC; in a deployment's run, the day it was scheduled
+    for): today's page is still being written."""
+    last = news_day(end, "--end") or (today or datetime.now(UTC).date()) - timedelta(days=1)
+    return news_day(start, "--start") or last - timedelta(days=days - 1), last
+
+
 class NewsRequest(Settings):
     """The day pages `start`..`end` (by default the `days` before today) from `api` or `dump`, or a bundled
     `archive_dir`; the articles they cite on the outlets of `outlets`; the questions' settings."""
@@ -86,8 +94,7 @@ class NewsRequest(Settings):
         (UTC): today's page is still being written."""
         if self.archive_dir is not None:
             return pipeline.archive_days(self.archive_dir / "portal.xml")
-        last = self.end or (today or datetime.now(UTC).date()) - timedelta(days=1)
-        return self.start or last - timedelta(days=self.days - 1), last
+        return window(self.start, self.end, self.days, today)
 
     def settings(self, today: date | None = None) -> pipeline.Settings:
         first, last = self.window(today)
