@@ -161,7 +161,8 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
         else:
             roots = request.roots
         check_inputs(roots or [])
-        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address)
+        crawl_sites(roots or [], out_dir / "crawl", request.max_depth, request.max_pages, request.render,
+                    request.dask_address)
     earlier = last_release(previous)
     if settings.generator == "llm":
         written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)

@@ -142,8 +142,8 @@ def official(
     at: Annotated[list[str] | None, typer.Option(help="check the recipes at this clock first (repeat for several); "
                                                  "none: build from the history as it is")] = None,
     var: VarsOption = None,
-    broken_after: Annotated[int, typer.Option(help="days in a row of failures that make a recipe broken (1 or more)")]
-    = 3,
+    broken_after: Annotated[int, typer.Option(help="days in a row of failures that make a recipe broken (1 or "
+                                              "more)")] = 3,
     allow_host: AllowHostOption = None,
 ) -> None:
     """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live

@@ -62,7 +62,8 @@ class OfficialRequest(Settings):
     def _one_input(self) -> OfficialRequest:
         if (self.recipes is None) == (self.bundle is None):
             # Both: a run meant for a bundled world must never check the live recipes of a deployment's default.
-            both = "" if self.recipes is None else f" (recipes {self.recipes}, bundle {self.bundle}): set the other null"
+            both = ("" if self.recipes is None else
+                    f" (recipes {self.recipes}, bundle {self.bundle}): set the other null")
             raise ConfigError(f"give recipes (a folder of recipe files) or a bundle, one of them{both}")
         return self
 
