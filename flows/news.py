@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from contextlib import ExitStack
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +19,14 @@ from prefect.cache_policies import NONE
 
 from flows.common import RETRY_TRANSIENT, crawl_rows, publish_funnel, reported, run_clock, run_name, secret
 from spiders.run import crawl as run_crawl
-from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.news import pipeline
 from timelyqa.news.llm import NewsLLMWriter, llm_news_writer
 from timelyqa.news.outlets import Outlets
+from timelyqa.news.request import WIKIPEDIA_API, NewsRequest
+from timelyqa.news.request import window as days_window
 from timelyqa.news.source import ARCHIVE_PORT
-from timelyqa.mediawiki.wiki import source_of
-
-WIKIPEDIA_API = "https://en.wikipedia.org/w/api.php"
 
 
 @task
@@ -106,14 +104,8 @@ def _writer(out: Path, block: str | None) -> NewsLLMWriter:
 
 
 def window(start: str | None, end: str | None, days: int, today: date | None = None) -> tuple[date, date]:
-    """`start`..`end` (ISO dates), by default the `days` days before today (UTC; in a deployment's run, the day it
-    was scheduled for): today's page is still being written."""
-    try:
-        last = date.fromisoformat(end) if end else (today or run_clock().date()) - timedelta(days=1)
-        first = date.fromisoformat(start) if start else last - timedelta(days=days - 1)
-    except ValueError as exc:
-        raise ConfigError(f"news: start/end must be ISO dates (YYYY-MM-DD): {exc}") from None
-    return first, last
+    """The request's window, at the run's scheduled day when `today` is not given (the run's name uses it)."""
+    return days_window(start, end, days, today or run_clock().date())
 
 
 def _name(params: dict[str, Any]) -> str:
@@ -142,28 +134,23 @@ def news_flow(out: str, api: str | None = WIKIPEDIA_API, dump: str | None = None
     prompts: TIMELYQA_LLM_* writes, TIMELYQA_CHECK_LLM_* checks; the writer's key may come from the Prefect Secret
     block `llm_secret_block`). Writes events, articles, questions, rejects and a manifest into `out`.
     """
-    out_dir = Path(out)
-    tuned = None
+    request = NewsRequest.of(out=out, api=None if (dump or archive_dir) else api, dump=dump, archive_dir=archive_dir,
+                             outlets=outlets, start=start, end=end, days=days, generator=generator, seed=seed,
+                             archive=archive, archive_base=archive_base, user_agent=user_agent,
+                             llm_secret_block=llm_secret_block)
+    out_dir = request.out
     with ExitStack() as stack:
-        if archive_dir is not None:
-            folder = Path(archive_dir)
-            source: Any = folder / "portal.xml"
-            allow = Path(outlets) if outlets else folder / "outlets.yaml"
-            first, last = pipeline.archive_days(source)
-            for host in pipeline.archive_hosts(folder / "outlets.yaml"):
+        source, allow = request.wiki(), request.allow_list()
+        settings = request.settings(run_clock().date())
+        if request.archive_dir is not None:
+            for host in pipeline.archive_hosts(request.archive_dir / "outlets.yaml"):
                 stack.enter_context(LocalSite(host, port=ARCHIVE_PORT, host=host.name))
-            tuned = pipeline.LOCAL_PACE
-        else:
-            source = source_of(dump, None if dump else api, user_agent)
-            allow = Path(outlets) if outlets else Outlets.default().source
-            first, last = window(start, end, days)
-        settings = pipeline.Settings.of(start=first, end=last, generator=generator, seed=seed, archive=archive)
         if settings.generator == "llm":
             check_models(out_dir, llm_secret_block)
         check_inputs(allow, out_dir)
         read_events(source, settings, out_dir)
         plan_links(out_dir, allow)
-        crawl = crawl_articles(out_dir, allow, settings, archive_base, tuned)
+        crawl = crawl_articles(out_dir, allow, settings, archive_base, request.tuned)
     take_articles(out_dir, crawl)
     if settings.generator == "llm":
         written = llm_write(out_dir, llm_secret_block)

@@ -21,7 +21,6 @@ from prefect.cache_policies import NONE
 
 from flows.common import publish_funnel, reported, run_clock, run_name, secret
 from spiders.run import crawl
-from timelyqa.errors import ConfigError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.official import health, pipeline
@@ -29,6 +28,7 @@ from timelyqa.official.bundle import Bundle
 from timelyqa.official.catalog import load
 from timelyqa.official.mend import mend, repaired_dir
 from timelyqa.official.clock import parse_at
+from timelyqa.official.request import OfficialRequest
 from timelyqa.official.resolve import resolve, write_answers
 
 
@@ -91,20 +91,17 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
     them. With `repair`, broken recipes get a proposal from the model (TIMELYQA_LLM_*, its key in the Secret block
     `llm_secret_block`); when one is accepted the recipes are checked again at the last clock, so a mended recipe is
     back in the rows at once."""
-    out = Path(out)
-    state = Path(state) if state else out / "state"
+    request = OfficialRequest.of(out=out, bundle=bundle, recipes=recipes, state=state, variables=variables or {},
+                                 broken_after=broken_after, repair=repair, llm_secret_block=llm_secret_block)
+    out, state = request.out, request.state_dir
     with ExitStack() as stack:
-        if (recipes is None) == (bundle is None):
-            # Both: a run meant for a bundled world must never check the live recipes of a deployment's default.
-            both = "" if recipes is None else f" (recipes {recipes}, bundle {bundle}): set the other null"
-            raise ConfigError(f"give recipes (a folder of recipe files) or a bundle, one of them{both}")
-        if recipes is None:
-            world = Bundle.load(Path(bundle))
-            root = Path(bundle).parent
+        if request.bundle is not None:
+            world = Bundle.load(request.bundle)
+            root = request.bundle.parent
             stack.enter_context(LocalSite(root / world.site, port=world.port, host=world.host))
-            recipes, clocks, names = root / world.recipes, world.at(), {**world.vars, **(variables or {})}
+            recipes, clocks, names = root / world.recipes, world.at(), {**world.vars, **request.variables}
         else:
-            clocks, names = [datetime.now(UTC)], dict(variables or {})
+            recipes, clocks, names = request.recipes, [datetime.now(UTC)], dict(request.variables)
         check_recipes(Path(recipes))
         check_health(Path(recipes), clocks, state, names, broken_after)
         if repair and repair_recipes(Path(recipes), state, broken_after, llm_secret_block):

@@ -21,12 +21,13 @@ from flows.fanout import fanout
 from spiders import shards
 from timelyqa.crawling import check_roots, summary
 from timelyqa.useragent import user_agent
-from timelyqa.errors import ConfigError, SourceContractError
+from timelyqa.errors import SourceContractError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import extract as extraction
 from timelyqa.site_tree import llm, pipeline
 from timelyqa.site_tree.refresh import released_rows
+from timelyqa.site_tree.request import SiteTreeRequest
 from timelyqa.site_tree.source import DEMO_PORT
 
 
@@ -153,18 +154,23 @@ def site_tree_flow(out: str, roots: list[str] | None = None, site: str | None = 
     `shard_prefixes` split a site too large for one process by path prefix (`/docs/` for the one site crawled,
     `http://host:port/docs/` for one of several), every page still at its exact depth (spiders/shards.py).
     """
-    if (roots is None) == (site is None):
-        raise ConfigError("give roots (a list of URLs) or site (a folder to serve), one of them")
-    settings = pipeline.Settings(domain=domain, seed=seed, generator=generator)
-    out_dir = Path(out)
+    request = SiteTreeRequest.of(out=out, roots=roots, site=site, max_depth=max_depth, max_pages=max_pages,
+                                 render=render, domain=domain, seed=seed, generator=generator,
+                                 llm_secret_block=llm_secret_block, previous=previous, dask_address=dask_address,
+                                 shard_prefixes=shard_prefixes or [])
+    settings = request.settings
+    out_dir = request.out
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     if settings.generator == "llm":
         check_models(out_dir, llm_secret_block)
     with ExitStack() as stack:
-        if site is not None:
-            roots = [stack.enter_context(LocalSite(site, port=DEMO_PORT)).url]
+        if request.site is not None:
+            roots = [stack.enter_context(LocalSite(request.site, port=DEMO_PORT)).url]
+        else:
+            roots = request.roots
         check_inputs(roots or [])
-        crawl_sites(roots or [], out_dir / "crawl", max_depth, max_pages, render, dask_address, shard_prefixes)
+        crawl_sites(roots or [], out_dir / "crawl", request.max_depth, request.max_pages, request.render,
+                    request.dask_address, request.shard_prefixes)
     earlier = last_release(previous)
     if settings.generator == "llm":
         written = write_questions(out_dir / "crawl", workdir, settings, llm_secret_block)

@@ -21,6 +21,7 @@ from timelyqa.refresh import forget_refresh
 from timelyqa.released import released_rows
 from timelyqa.wikipedia import options, pipeline, refresh, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
+from timelyqa.wikipedia.request import DAYS, WikipediaRequest
 
 
 @task
@@ -84,9 +85,6 @@ def _writer(workdir: Path, settings: options.Settings, block: str | None) -> wri
     return writers.TemplateWriter()
 
 
-DAYS = 7
-
-
 def _window(params: dict[str, Any]) -> tuple[datetime, datetime]:
     """The run's window: `start`..`end` as given, by default the `days` before the midnight (UTC) that ends the day
     before the run's scheduled start, so a Monday's run reads the week to Monday 00:00, however late it starts."""
@@ -117,11 +115,13 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     longer true retired; a folder not there yet is the first week: nothing to re-check.
     Writes questions.parquet, rejected.parquet and manifest.json into `out`, and returns the manifest.
     """
-    window = _window({"start": start, "end": end, "days": days})
-    settings = options.Settings.of(start=window[0], end=window[1], seed=seed, cap_per_domain=cap_per_domain,
-                                   horizon_days=horizon_days, generator=generator, llm_domains=llm_domains)
-    source = options.source_of(dump, api, user_agent)
-    out_dir = Path(out)
+    request = WikipediaRequest.of(out=out, dump=dump, api=api, start=start, end=end, days=days, seed=seed,
+                                  cap_per_domain=cap_per_domain, horizon_days=horizon_days, generator=generator,
+                                  llm_domains=llm_domains, user_agent=user_agent, llm_secret_block=llm_secret_block,
+                                  previous=previous)
+    settings = request.settings(now=run_clock())
+    source = request.source()
+    out_dir = request.out
     workdir = out_dir / "work"  # the folder pipeline.run uses: the CLI and the flow leave the same files
     prior = last_release(previous)
     if prior:

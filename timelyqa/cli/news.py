@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from timelyqa.cli.common import Generator, check_paths, check_urls, day, one_line_errors, print_funnel
+from timelyqa.cli.common import Generator, one_line_errors, print_funnel
 
 
 class Archive(str, Enum):
@@ -39,20 +39,13 @@ def news(
     (LiveNewsBench): day pages from `--api` (en.wikipedia.org's when neither is given) or `--dump`, links fetched
     only on the outlets of `--outlets` (crawl User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
     from spiders.run import crawl
-    from timelyqa.news import llm, pipeline
-    from timelyqa.news.outlets import Outlets
-    from timelyqa.wikipedia.options import source_of
+    from timelyqa.news.request import NewsRequest, run
 
     with one_line_errors():
-        check_paths(out=out)
-        check_urls(api=api, archive_base=archive_base)
-        source = source_of(dump, api if (api or dump) else "https://en.wikipedia.org/w/api.php", user_agent)
-        settings = pipeline.Settings.of(start=day(start, "--start"), end=day(end, "--end"),
-                                        generator=generator.value, seed=seed, archive=archive.value)
-        allow = outlets or Outlets.default().source
-        writer = llm.llm_news_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
-        manifest = pipeline.run(source, Path(allow), settings, out, crawl=crawl, writer=writer,
-                                archive_base=archive_base)
+        request = NewsRequest.of(out=out, api=api, dump=dump, outlets=outlets, start=start, end=end,
+                                 generator=generator.value, seed=seed, archive=archive.value,
+                                 archive_base=archive_base, user_agent=user_agent)
+        manifest = run(request, crawl=crawl)
     print_funnel(manifest)
     typer.echo(f"{manifest.counts['questions']} questions in {out / 'questions.parquet'}; events in "
                f"{out / 'events.parquet'}, articles in {out / 'articles.parquet'}")

@@ -43,14 +43,10 @@ def allowed_hosts(entries: list[str] | None) -> list[str]:
 
 
 def clock_of(text: str | None) -> datetime:
-    from timelyqa.official.clock import parse_at
+    """`--at` as given, or now."""
+    from timelyqa.official.request import clock_of as given
 
-    if text is None:
-        return datetime.now(UTC)
-    try:
-        return parse_at(text)
-    except ValueError as exc:
-        raise ConfigError(f"--at {text!r}: {exc}") from None
+    return datetime.now(UTC) if text is None else given(text)
 
 
 @live_app.command("resolve")
@@ -146,23 +142,19 @@ def official(
     at: Annotated[list[str] | None, typer.Option(help="check the recipes at this clock first (repeat for several); "
                                                  "none: build from the history as it is")] = None,
     var: VarsOption = None,
-    broken_after: Annotated[int, typer.Option(min=1, help="days in a row of failures that make a recipe broken")]
-    = 3,
+    broken_after: Annotated[int, typer.Option(help="days in a row of failures that make a recipe broken (1 or "
+                                              "more)")] = 3,
     allow_host: AllowHostOption = None,
 ) -> None:
     """Rows for the release from the recipes and their history: resolved snapshots (train, validation) and live
     questions with their recipes (test); a broken recipe leaves the test split until repaired."""
     from spiders.run import crawl
-    from timelyqa.official import pipeline
+    from timelyqa.official.request import OfficialRequest, run
 
     with one_line_errors():
-        checks.out_folder(out, "--out")
-        if state is not None:
-            checks.out_folder(state, "--state")
-        clocks = [clock_of(a) for a in at or []]
-        manifest = pipeline.run(recipes, state or out / "state", out, crawl=crawl, clocks=clocks,
-                                variables=variables(var),
-                                broken_after=broken_after, allow_hosts=allowed_hosts(allow_host))
+        request = OfficialRequest.of(recipes=recipes, out=out, state=state, at=at or [], variables=variables(var),
+                                     broken_after=broken_after, allow_hosts=allow_host or [])
+        manifest = run(request, crawl=crawl)
     print_questions(manifest, out)
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from timelyqa import checks
-from timelyqa.cli.common import check_paths, one_line_errors, print_questions
+from timelyqa.cli.common import one_line_errors, print_questions
 from timelyqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    from timelyqa.site_tree.request import SiteTreeRequest
 
 crawl_app = typer.Typer(help="Crawls of websites (each in its own Scrapy process), into pages and a click graph.",
                         no_args_is_help=True)
@@ -33,8 +35,8 @@ class SiteGenerator(str, Enum):
 def crawl_site_tree(
     roots: Annotated[list[str], typer.Option("--root", help="a root URL; repeat for several sites")],
     out: Annotated[Path, typer.Option(help="folder for pages.parquet, links.parquet, crawl_stats.json")],
-    max_depth: Annotated[int, typer.Option(min=0, help="most clicks from a root")] = 4,
-    max_pages: Annotated[int, typer.Option(min=1, help="most pages requested in all")] = 1000,
+    max_depth: Annotated[int, typer.Option(help="most clicks from a root (0 or more)")] = 4,
+    max_pages: Annotated[int, typer.Option(help="most pages requested in all (1 or more)")] = 1000,
     allow_path: Annotated[list[str] | None, typer.Option(help="a regex a path must match; repeat for several")]
     = None,
     render: Annotated[Render, typer.Option(help="pages through Chromium: `auto` when the page as served shows "
@@ -46,27 +48,19 @@ def crawl_site_tree(
 ) -> None:
     """Breadth first from each root, on its own site only, every page at its exact click depth
     (User-Agent from TIMELYQA_CRAWL_USER_AGENT)."""
-    from spiders.run import check_roots, crawl, summary
-    from timelyqa.useragent import user_agent
+    from spiders.run import crawl
+    from timelyqa.crawling import summary
+    from timelyqa.site_tree.request import SiteTreeRequest, crawl_site
 
     with one_line_errors():
-        check_paths(out=out)
-        for root in roots:
-            checks.http_url(root, "--root")
-        if shard_prefix and allow_path:
-            raise ConfigError("--shard-prefix and --allow-path: give one (each shard's paths are its prefix)")
-        if shard_prefix:
-            stats = _sharded(roots, shard_prefix, out, max_depth, max_pages, render.value, fresh=fresh)
-        else:
-            check_roots(roots, user_agent=user_agent())
-            stats = crawl("site_tree", {"roots": json.dumps(roots), "max_depth": max_depth, "max_pages": max_pages,
-                                        "allow_paths": json.dumps(allow_path or []), "render": render.value},
-                          out, fresh=fresh)
+        request = SiteTreeRequest.of(roots=roots, out=out, max_depth=max_depth, max_pages=max_pages,
+                                     allow_paths=allow_path or [], render=render.value, fresh=fresh,
+                                     shard_prefixes=shard_prefix or [])
+        stats = _sharded(request) if request.shard_prefixes else crawl_site(request, crawl=crawl)
     typer.echo(f"{summary(stats)} in {out / 'pages.parquet'}")
 
 
-def _sharded(roots: list[str], prefixes: list[str], out: Path, max_depth: int, max_pages: int, render: str, *,
-             fresh: bool) -> dict[str, object]:
+def _sharded(request: SiteTreeRequest) -> dict[str, object]:
     """The crawl as shards by path prefix (spiders/shards.py), each round's shards side by side in processes of
     their own, merged into `out`; as the site-tree flow crawls, without Prefect."""
     from concurrent.futures import ThreadPoolExecutor
@@ -76,15 +70,16 @@ def _sharded(roots: list[str], prefixes: list[str], out: Path, max_depth: int, m
     from timelyqa.errors import SourceContractError
     from timelyqa.useragent import user_agent
 
-    plan = shards.Plan.of(roots, prefixes)  # a wrong prefix stops here, before any request
+    roots, out = request.roots or [], request.out
+    plan = shards.Plan.of(roots, request.shard_prefixes)  # a wrong prefix stops here, before any request
     check_roots(roots, user_agent=user_agent())
 
     def crawl_round(todo: list[str]) -> None:
         with ThreadPoolExecutor(max_workers=len(todo)) as pool:
-            list(pool.map(lambda key: shards.crawl_shard(plan, key, out, max_depth, max_pages, render, fresh=fresh),
-                          todo))
+            list(pool.map(lambda key: shards.crawl_shard(plan, key, out, request.max_depth, request.max_pages,
+                                                         request.render, fresh=request.fresh), todo))
 
-    folders, rounds = shards.in_rounds(plan, out, max_depth, crawl_round)
+    folders, rounds = shards.in_rounds(plan, out, request.max_depth, crawl_round)
     stats = shards.merge(folders, out, {"rounds": rounds})
     if not stats.get("pages"):
         raise SourceContractError(f"crawl site_tree fetched nothing: {summary(stats)}")
@@ -105,14 +100,12 @@ def site_tree(
 ) -> None:
     """Questions by click depth from a crawled site tree, WebWalkerQA's way: single-source at depth 2-4, and
     multi-source from two pages."""
-    from timelyqa.site_tree import llm, pipeline
+    from timelyqa.site_tree.request import SiteTreeRequest, questions
 
     with one_line_errors():
-        check_paths(out=out, previous=previous)
-        settings = pipeline.Settings(domain=domain, seed=seed, generator=generator.value)
-        pipeline.check_crawl(crawl_dir)
-        writer = llm.llm_site_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
-        manifest = pipeline.run(crawl_dir, out, settings, writer=writer, previous=previous)
+        request = SiteTreeRequest.of(crawl=crawl_dir, out=out, generator=generator.value, domain=domain, seed=seed,
+                                     previous=previous)
+        manifest = questions(request)
     print_questions(manifest, out)
 
 

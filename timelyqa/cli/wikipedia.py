@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from timelyqa import checks
-from timelyqa.cli.common import Generator, check_paths, check_urls, one_line_errors, print_questions, progress
+from timelyqa.cli.common import Generator, check_urls, one_line_errors, print_questions, progress
 from timelyqa.errors import ConfigError
 
 wikipedia_app = typer.Typer(help="Questions from Wikipedia infobox changes (DailyQA), and their answers on any date.")
@@ -42,24 +42,17 @@ def wikipedia(
     `--end`, `--out`. `timelyqa wikipedia answer` gives released questions their answers on another date."""
     if ctx.invoked_subcommand is not None:
         return
-    from timelyqa.wikipedia import options, pipeline, writers
+    from timelyqa.wikipedia.request import WikipediaRequest, run
 
     with one_line_errors():
-        check_paths(out=out, previous=previous)
-        check_urls(api=api)
-        checks.bounded(horizon_days, "--horizon-days", 0, options.MAX_HORIZON_DAYS,
-                       "a negative horizon watches nothing; past a year it says nothing of a weekly question")
-        source = options.source_of(dump, api, user_agent)
         if start is None or end is None or out is None:
             raise ConfigError("timelyqa wikipedia needs --start, --end and --out")
-        settings = options.Settings.of(start=options.parse_moment(start, "--start"),
-                                       end=options.parse_moment(end, "--end"), seed=seed, cap_per_domain=cap_per_domain,
-                                       horizon_days=horizon_days, generator=generator.value, llm_domains=llm_domains)
-        writer = writers.llm_writer(cache_dir=out / "llm-cache") if settings.generator == "llm" else None
-        domains = writers.llm_domains(cache_dir=out / "llm-cache", writer=writer) if llm_domains else None
+        request = WikipediaRequest.of(out=out, dump=dump, api=api, start=start, end=end, seed=seed,
+                                      cap_per_domain=cap_per_domain, horizon_days=horizon_days,
+                                      generator=generator.value, llm_domains=llm_domains, user_agent=user_agent,
+                                      previous=previous)
         with progress(counted=True) as report:
-            manifest = pipeline.run(source, out, settings, writer=writer, domains=domains, progress=report,
-                                    previous=previous)
+            manifest = run(request, progress=report)
     print_questions(manifest, out)
 
 
