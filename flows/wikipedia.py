@@ -37,7 +37,7 @@ def check_previous(previous: Path) -> int:
 
 
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
-def recheck_released(previous: Path, source: options.Source, workdir: Path, settings: options.Settings) -> Path:
+def refresh_released(previous: Path, source: options.Source, workdir: Path, settings: options.Settings) -> Path:
     return refresh.refresh_released(released_rows(previous, "wikipedia"), source, workdir, settings.end)
 
 
@@ -130,7 +130,7 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     pages = fetch_pages(source, workdir, settings)
     units = read_changes(pages, workdir, settings, pipeline.origin(source))
     if prior:
-        recheck_released(prior, source, workdir, settings)
+        refresh_released(prior, source, workdir, settings)
     else:
         forget_refresh(workdir)
     written = write_questions(units, workdir, settings, llm_secret_block)
