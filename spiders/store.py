@@ -10,7 +10,7 @@ import polars as pl
 from scrapy.crawler import Crawler
 
 from spiders.content import ContentWorkers, read
-from spiders.journal import JournalPipeline, entries, open_journal
+from spiders.journal import JournalPipeline, entries
 from timelyqa.crawling import STATS, by_prefix, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
 from timelyqa.site_tree.facts import FACT_DTYPE
@@ -42,13 +42,12 @@ class CrawlStore(JournalPipeline):
         self.workers = ContentWorkers([])
 
     async def open_spider(self) -> None:  # type: ignore[override]
-        self.journal = open_journal(self.crawler.spider.out)  # type: ignore[union-attr]
+        super().open_spider()
         self.workers = await ContentWorkers.start(self.crawler.settings.getint("EXTRACT_WORKERS"))
 
     async def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
         if "redirect" in item:  # an edge of the click graph, not a page
-            self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
-            self.journal.flush()
+            self.write(item)
             return item
         html, url, with_facts = item.pop("html"), item["final_url"], item["error"] is None
         content = await self.workers.read(html, url, with_facts=with_facts) if html and self.workers else None
@@ -58,8 +57,7 @@ class CrawlStore(JournalPipeline):
             content = read(html, url, with_facts=with_facts)
         item |= content
         self.crawler.stats.inc_value("pages/stored")
-        self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
-        self.journal.flush()
+        self.write(item)
         return item
 
     async def close_spider(self) -> None:
