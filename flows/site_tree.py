@@ -27,7 +27,7 @@ from timelyqa.errors import ConfigError, SourceContractError
 from timelyqa.localsite import LocalSite
 from timelyqa.manifest import Manifest
 from timelyqa.site_tree import llm, pipeline
-from timelyqa.site_tree.carry import released_rows
+from timelyqa.site_tree.refresh import released_rows
 from timelyqa.site_tree.source import DEMO_PORT
 
 

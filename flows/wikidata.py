@@ -17,8 +17,9 @@ from flows.common import (RETRY_TRANSIENT, ProgressArtifact, last_release, progr
                           run_clock, run_name)
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
-from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikidata import batches, incremental, partitioned, pipeline, reader_run, recheck, verifying
+from timelyqa.refresh import forget_refresh
+from timelyqa.released import released_rows
+from timelyqa.wikidata import batches, incremental, partitioned, pipeline, reader_run, refresh, verifying
 from timelyqa.wikidata.batches import AnchorKey, BatchResult
 from timelyqa.wikidata.reader import PartResult, ReadPlan
 from timelyqa.wikidata.reader_join import Joining
@@ -254,7 +255,7 @@ def check_previous(previous: Path) -> int:
 @task(**RETRY_TRANSIENT)
 def recheck_released(previous: Path, workdir: Path, endpoint: str | None, rdf: Path | None,
                      settings: pipeline.Settings) -> Path:
-    return recheck.recheck_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint, rdf=rdf,
+    return refresh.refresh_released(released_rows(previous, "wikidata"), workdir, endpoint=endpoint, rdf=rdf,
                                     concurrency=settings.concurrency)
 
 
@@ -376,7 +377,7 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         if prior and not local_store:
             recheck_released(prior, workdir, sparql, None, settings)
         else:
-            forget_rechecked(workdir)
+            forget_refresh(workdir)
         manifest = write_api_outputs(workdir, out_dir, wd, sparql, start, stop, local_store, settings)
     else:
         before_dump, after_dump = Path(before), Path(after)  # type: ignore[arg-type]
@@ -393,7 +394,7 @@ def wikidata_flow(before: str | None = None, after: str | None = None, out: str 
         if prior:
             recheck_released(prior, workdir, endpoint, t1 / "rdf.nt", settings)
         else:
-            forget_rechecked(workdir)
+            forget_refresh(workdir)
         manifest = write_outputs(workdir, out_dir, settings)
     publish_funnel(manifest, out=str(out_dir))
     return manifest.model_dump(mode="json")

@@ -17,8 +17,9 @@ from prefect.cache_policies import NONE
 from flows.common import (RETRY_TRANSIENT, last_release, progress_artifact, publish_funnel, reported, run_clock,
                           run_name, secret)
 from timelyqa.manifest import Manifest
-from timelyqa.released import forget_rechecked, released_rows
-from timelyqa.wikipedia import options, pipeline, recheck, writers
+from timelyqa.refresh import forget_refresh
+from timelyqa.released import released_rows
+from timelyqa.wikipedia import options, pipeline, refresh, writers
 from timelyqa.wikipedia.labels import DOMAIN_CAP
 
 
@@ -36,7 +37,7 @@ def check_previous(previous: Path) -> int:
 
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
 def recheck_released(previous: Path, source: options.Source, workdir: Path, settings: options.Settings) -> Path:
-    return recheck.recheck_released(released_rows(previous, "wikipedia"), source, workdir, settings.end)
+    return refresh.refresh_released(released_rows(previous, "wikipedia"), source, workdir, settings.end)
 
 
 @task(**RETRY_TRANSIENT, cache_policy=NONE)
@@ -131,7 +132,7 @@ def wikipedia_flow(out: str, dump: str | None = None, api: str | None = None, st
     if prior:
         recheck_released(prior, source, workdir, settings)
     else:
-        forget_rechecked(workdir)
+        forget_refresh(workdir)
     written = write_questions(units, workdir, settings, llm_secret_block)
     gated = gate_questions(written, workdir)
     checked = check_questions(gated, workdir, settings, llm_secret_block)

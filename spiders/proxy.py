@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from spiders.guard import Guard, Refusal, is_private_ip
-from spiders.robotsfile import ROBOTS_LIMIT, BodyError, Case, Rules, decode, header_list, read
+from timelyqa.robotsfile import ROBOTS_LIMIT, BodyError, Case, Rules, decode, header_list, read
 
 HEAD_LIMIT = 64 * 1024
 """A request or response head longer than this is no browser's: refused (431) or dropped."""
@@ -51,7 +51,7 @@ class Refused(Exception):
 
 class RobotsRules:
     """robots.txt for the proxy's plain-http requests, under the crawl's User-Agent, read as the crawl reads it
-    (spiders.robotsfile, RFC 9309: 5xx and unreachable disallow all, 4xx allows all, 512 KiB read): what the crawl
+    (timelyqa.robotsfile, RFC 9309: 5xx and unreachable disallow all, 4xx allows all, 512 KiB read): what the crawl
     already knows of a host (`known(netloc)`, a parser with `allowed(url, user_agent)`, or None), else the host's
     robots.txt fetched once through the proxy's own policy, within `timeout` seconds. `on_case(case)` is told how
     each host's robots.txt fetched here ended (a crawl counts it as `robots/<case>`)."""

@@ -21,7 +21,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from spiders.errors import failure_reason
-from spiders.robotsfile import ROBOTS_LIMIT, BodyError, Case, Rules, decode, header_list, read
+from timelyqa.robotsfile import ROBOTS_LIMIT, BodyError, Case, Rules, decode, header_list, read
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ ROBOTSTXT_TIMEOUT = 10.0
 
 
 class RobotsMiddleware(RobotsTxtMiddleware):
-    """Scrapy's RobotsTxtMiddleware, with every way a robots.txt can fail given RFC 9309's answer (spiders.robotsfile
+    """Scrapy's RobotsTxtMiddleware, with every way a robots.txt can fail given RFC 9309's answer (timelyqa.robotsfile
     says which), and its body read to ROBOTS_LIMIT bytes whatever its size (DOWNLOAD_MAXSIZE would cancel it)."""
 
     def __init__(self, crawler: Crawler) -> None:
@@ -122,7 +122,7 @@ class RobotsMiddleware(RobotsTxtMiddleware):
 
 class RobotsBody:
     """A downloader middleware between the downloader and Scrapy's HttpCompressionMiddleware (590): a robots.txt
-    body undone of its Content-Encoding here, bounded (spiders.robotsfile.decode), so no bomb reaches a decompressor
+    body undone of its Content-Encoding here, bounded (timelyqa.robotsfile.decode), so no bomb reaches a decompressor
     without a limit (the robots.txt request carries no DOWNLOAD_MAXSIZE). BodyError says why one cannot be read."""
 
     @classmethod

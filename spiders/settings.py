@@ -32,6 +32,7 @@ TELNETCONSOLE_ENABLED = False  # a console that runs Python, on a port: never
 REMOTE_CONTROL_ENABLED = False  # Scrapy 2.19's HTTP server that runs Python sent to it: never
 HTTPCACHE_ENABLED = True  # re-runs are served from the cache unless asked fresh
 HTTPCACHE_IGNORE_HTTP_CODES = [500, 502, 503, 504, 429]
+HTTPCACHE_STORAGE = "spiders.httpcache.CacheStorage"  # a robots.txt cached over 24 h is fetched again (RFC 9309)
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 LOG_LEVEL = "INFO"
 # Scrapy re-reads and re-parses a callback's source on every response to warn of a `return value` in a generator (its

@@ -99,7 +99,7 @@ def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any], redirected: int = 0)
         "pages_per_depth": {str(d): int(n) for d, n in fetched.group_by("depth").len().sort("depth").iter_rows()},
         "bounded": by_prefix(stats, "traps/"),
         "skipped": by_prefix(stats, "pages/skipped/"),
-        "robots": by_prefix(stats, "robots/"),  # how each host's robots.txt ended (spiders/robotsfile.py's cases)
+        "robots": by_prefix(stats, "robots/"),  # how each host's robots.txt ended (timelyqa/robotsfile.py's cases)
         "redirected": redirected,  # redirects, each an edge to the page it ended on (links.parquet, kind redirect)
         "worker_failed": int(stats.get("content/worker_failed", 0)),  # pages then read in the crawl's own process
     }

@@ -7,7 +7,9 @@ import threading
 import time
 import zlib
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.localserver import LocalServer
 
 PAGES = {
     "/": ["/a", "/b", "/private/c"],
@@ -41,33 +43,18 @@ def gzip_bomb(expanded: int) -> bytes:
     return b"".join(packer.compress(chunk) for _ in range(expanded // len(chunk))) + packer.flush()
 
 
-class RobotsSite:
+class RobotsSite(LocalServer):
     """`with RobotsSite(answer) as site:` serves PAGES and the robots.txt `answer` at `site.url`."""
 
     def __init__(self, answer: RobotsAnswer) -> None:
         self.answer = answer
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        super().__init__(_handler(self))
 
     @property
     def pages_asked(self) -> set[str]:
         return {p for p in self.requests if p != "/robots.txt"}
-
-    def __enter__(self) -> RobotsSite:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def _page(path: str) -> bytes:

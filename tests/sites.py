@@ -19,8 +19,10 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from html import escape
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urljoin, urlsplit
+
+from tests.localserver import LocalServer
 
 HTML = "text/html; charset=utf-8"
 ALLOW_ALL = "User-agent: *\nDisallow:\n"
@@ -164,7 +166,7 @@ def reachable(site: Site, root: str = "/", *, max_depth: int, disallowed: Iterab
 
 # --- the server ----------------------------------------------------------------------------------------------
 
-class SiteServer:
+class SiteServer(LocalServer):
     """Serves one Site; `with SiteServer(site) as web:` answers at `web.url` until the block ends.
 
     `requests` lists every request path as it arrived (query included, /robots.txt and 404s too), in order.
@@ -174,22 +176,7 @@ class SiteServer:
         self.site = site
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        # a short poll keeps shutdown quick: serve_forever checks for it only between polls
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> SiteServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(_handler(self))
 
     def answer(self, path: str) -> tuple[int, dict[str, str], bytes]:
         with self._lock:

@@ -7,10 +7,9 @@ interpreter per case), so the table stays fast; tests/test_cli.py runs the insta
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from publish.release import build_release
+from tests.localserver import LocalServer
 from tests.runs import write_source
 from tests.test_release import wikidata_rows
 from timelyqa.cli import app
@@ -29,7 +29,7 @@ T0, T1, HISTORY = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2", D
 WINDOW = ("--start", "2024-01-01", "--end", "2024-02-01")
 
 
-class Witness:
+class Witness(LocalServer):
     """An HTTP server on 127.0.0.1 that answers every request with a web page and counts them: a wrong setting must
     stop the run before it is asked anything; as an LLM endpoint it is the HTML page the client must refuse."""
 
@@ -53,19 +53,8 @@ class Witness:
 
             do_GET = do_POST = do_HEAD = _page
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
-        self._thread.start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(Handler)
+        self.start()
 
 
 @dataclass

@@ -9,13 +9,11 @@ import signal
 import subprocess
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import polars as pl
 import pytest
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 
 from spiders import shards
 from spiders.run import command, crawl
@@ -90,20 +88,6 @@ def test_an_unfinished_shard_is_never_merged(tmp_path: Path) -> None:
 
 
 # --- real crawls --------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One throwaway Prefect server for the module; nothing is written under ~/.prefect."""
-    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
-
 
 @pytest.fixture
 def two_sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Site, Path, Site]:

@@ -6,7 +6,6 @@ import asyncio
 import json
 import time
 from datetime import date
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -16,7 +15,6 @@ import pytest
 from prefect import flow, task
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId, LogFilter, LogFilterFlowRunId
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import Completed, State, exception_to_failed_state
 
 from flows.common import RETRY_TRANSIENT, exception_of, only_transient
@@ -30,21 +28,8 @@ from timelyqa.sources import sources
 DEMO = Path(__file__).resolve().parent.parent / "data" / "demo"
 BEFORE, AFTER = DEMO / "wikidata-t0.json.gz", DEMO / "wikidata-t1.json.bz2"
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # every test here runs against a real Prefect server
-
-
-@pytest.fixture(scope="session", autouse=True)
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """One throwaway Prefect server and database for the session; nothing is written under ~/.prefect."""
-    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
+# every test here runs against a real Prefect server
+pytestmark = [pytest.mark.usefixtures("prefect_api"), pytest.mark.slow, pytest.mark.timeout(300)]
 
 
 @pytest.fixture(scope="module")

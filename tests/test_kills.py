@@ -213,7 +213,7 @@ def test_previous_rows_come_only_from_files_the_manifest_records(weeks: dict[str
 
 def test_a_run_killed_in_a_reused_folder_is_never_taken_for_a_finished_one(tmp_path: Path) -> None:
     from timelyqa.errors import ConfigError  # noqa: PLC0415
-    from timelyqa.released import finish_rechecked, write_rechecked  # noqa: PLC0415
+    from timelyqa.refresh import finish_refresh, write_rechecked  # noqa: PLC0415
     from timelyqa.stages import StageWriter  # noqa: PLC0415
 
     # Week 1 finished in `run`, with what it re-checked recorded in its manifest.
@@ -226,7 +226,7 @@ def test_a_run_killed_in_a_reused_folder_is_never_taken_for_a_finished_one(tmp_p
     build_release([run], tmp_path / "release")  # a finished run is taken
     # Week 2 in the same folder, killed once it put this week's re-checks beside week 1's questions.
     write_rechecked(tmp_path / "work2", ids[4:])
-    finish_rechecked(tmp_path / "work2", run)
+    finish_refresh(tmp_path / "work2", run)
     with pytest.raises(ConfigError, match=f"^{run}: no manifest.json"):
         build_release([run], tmp_path / "release-2")
     # A re-check file changed under a finished run's manifest is refused too, and so are new questions.

@@ -5,12 +5,10 @@ and the `news-daily` deployment of prefect.yaml runs on a worker as a user start
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
 import pytest
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import State
 
 from flows.news import news_flow
@@ -23,7 +21,8 @@ from timelyqa.errors import ConfigError
 from timelyqa.news.source import SOURCE
 from timelyqa.sources import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # a real Prefect server, a crawl, Chromium
+# a real Prefect server, a crawl, Chromium
+pytestmark = [pytest.mark.usefixtures("prefect_api"), pytest.mark.slow, pytest.mark.timeout(420)]
 
 if browser_path() is None:  # `make test` installs Debian's chromium when no browser is found
     raise RuntimeError("no Chromium: run `make test`, or set TIMELYQA_CHROMIUM")
@@ -31,25 +30,6 @@ if browser_path() is None:  # `make test` installs Debian's chromium when no bro
 WORLD = "tests/fixtures/news/world"
 """Relative, as a user passes it from the repository root (and as the deployment's worker resolves it)."""
 STAGES = {"check_inputs", "read_events", "plan_links", "crawl_articles", "take_articles", "write_questions"}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A throwaway Prefect server and database for this module; nothing is written under ~/.prefect."""
-    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                # Prefect's events worker is one per process: one started for another module's server (test_flows)
-                # would keep sending this module's task runs there. Drained, the next event starts one for this one.
-                from prefect.events.worker import EventsWorker  # noqa: PLC0415
-
-                EventsWorker.drain_all()
-                yield
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +71,7 @@ def test_the_flow_gives_the_pipelines_questions_and_publishes_its_funnel(flow_ru
     ({"archive_dir": WORLD, "outlets": "BAD"}, "not a readable outlets file"),
     ({"archive_dir": "tests/fixtures/news/nowhere"}, "tests/fixtures/news/nowhere/portal.xml: no such file"),
     ({"dump": f"{WORLD}/portal.xml", "outlets": f"{WORLD}/outlets.yaml", "start": "2026-10-02",
-      "end": "2026-03-09"}, "news: --start 2026-10-02 is after --end 2026-03-09"),
+      "end": "2026-03-09"}, "news settings: --start 2026-10-02 is after --end 2026-03-09"),
     ({"dump": f"{WORLD}/portal.xml", "outlets": f"{WORLD}/outlets.yaml", "start": "9 March"},
      "start/end must be ISO dates"),
 ])

@@ -7,13 +7,11 @@ worker as a user starts it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
 import pytest
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 from prefect.states import State
 
 from flows.official import official_flow, official_resolve_flow
@@ -28,7 +26,8 @@ from timelyqa.official.bundle import Bundle
 from timelyqa.official.source import SOURCE
 from timelyqa.sources import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]  # a real Prefect server and crawls
+# a real Prefect server and crawls
+pytestmark = [pytest.mark.usefixtures("prefect_api"), pytest.mark.slow, pytest.mark.timeout(420)]
 
 BUNDLE = "tests/fixtures/official/bundle.yaml"
 """Relative, as a user passes it from the repository root (and as the deployment's worker resolves it)."""
@@ -36,25 +35,6 @@ STAGES = {"check_recipes", "check_health", "build_rows"}
 SAME = ["id", "question", "answer", "kind", "recipe_id", "family", "level", "event_date", "as_of", "dates", "value",
         "recipe"]
 """The columns two runs on the same fixture agree on (each page's fetch time is the moment it was fetched)."""
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A throwaway Prefect server and database for this module; nothing is written under ~/.prefect."""
-    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                # Prefect's events worker is one per process: one started for another module's server would keep
-                # sending this module's task runs there. Drained, the next event starts one for this one.
-                from prefect.events.worker import EventsWorker  # noqa: PLC0415
-
-                EventsWorker.drain_all()
-                yield
 
 
 @pytest.fixture(scope="module")

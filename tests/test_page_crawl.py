@@ -5,14 +5,14 @@ ends as a row: read in its charset with its title, facts and links followed, or 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import polars as pl
 import pytest
 
 from spiders.run import crawl
+from tests.localserver import LocalServer
 
 pytestmark = pytest.mark.slow  # a real crawl in a process of its own: make test, not make check
 
@@ -61,12 +61,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with LocalServer(_Handler) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="module")

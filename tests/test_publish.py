@@ -384,20 +384,6 @@ def test_a_dry_run_lists_the_plan_and_touches_nothing(hub: HubServer, releases: 
 
 # -- the Prefect flow: the token from a Secret block, never in logs or artifacts -----------------------------
 
-@pytest.fixture(scope="module")
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
-    from prefect.testing.utilities import prefect_test_harness
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: tmp_path_factory.mktemp("prefect-home"),
-                                         PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
-
-
 @pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_the_flow_takes_the_token_from_a_secret_block_and_never_shows_it(

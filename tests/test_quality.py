@@ -75,6 +75,11 @@ CASES = [
     (quality.entity_named_twice, row("Current time: 2026-11-16 09:00 (Europe/London). What was the highest level of "
                                      "the River Aldern at the Kestrel Bridge gauge over the past 7 days, excluding "
                                      "today, in metres?", "1.92 m", "quantity", number="1.92", unit="m"), None),
+    (quality.entity_named_twice, row("On 2 June 2026: A probe is launched towards the moon Europa. Europa's ice "
+                                     "shell is how many kilometres thick?", "25 kilometres", "quantity", number="25",
+                                     unit="km"), QualityReject.ENTITY_NAMED_TWICE),
+    (quality.entity_named_twice, row("Which U.S. state borders St. Louis County and Lake Superior?", "Minnesota",
+                                     "entity"), None),
     (quality.answer_in_question, row("Who won Atlantic Cup 2026?", "Atlantic Cup 2026", "entity"),
      QualityReject.ANSWER_IN_QUESTION),
     (quality.answer_in_question, row("When did Atlantic Cup 2026 take place?", "2026", "date", date="2026"),

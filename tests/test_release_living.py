@@ -21,7 +21,8 @@ from tests.runs import write_source
 from tests.test_release import news_rows, wikidata_row, wikidata_rows
 from timelyqa.errors import ConfigError
 from timelyqa.record import QARecord, WikidataRecord, to_frame
-from timelyqa.released import released_rows, write_rechecked
+from timelyqa.refresh import write_rechecked
+from timelyqa.released import released_rows
 
 WEEK1, WEEK2 = "2026-05-31T00:00:00+00:00", "2026-06-07T00:00:00+00:00"
 ROWS = {(r.delta_triple[0], int(r.delta_triple[1][1:])): r for r in wikidata_rows()}

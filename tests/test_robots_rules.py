@@ -1,4 +1,4 @@
-"""The robots.txt reader every crawl and the browser's proxy share (spiders/robotsfile.py), checked against the
+"""The robots.txt reader every crawl and the browser's proxy share (timelyqa/robotsfile.py), checked against the
 conformance cases the parsers others rely on publish (Google's robots.txt test suite, Protego's tests, RFC 9309's
 own example), each a fixture in robots.txt format whose comments say what it must allow and disallow; and against
 what RFC 9309 asks of an answer that is not a plain 200."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from spiders.robotsfile import EXPANDED_LIMIT, ROBOTS_LIMIT, BodyError, Case, decode, header_list, parse, read
+from timelyqa.robotsfile import EXPANDED_LIMIT, ROBOTS_LIMIT, BodyError, Case, decode, header_list, parse, read
 from timelyqa.useragent import DEFAULT_USER_AGENT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "robots"

@@ -22,7 +22,7 @@ from timelyqa.site_tree.questions import (FUNNEL, MULTI_GENERATOR, SINGLE_GENERA
 from timelyqa.site_tree.templates import clause, is_cell, person_like
 from timelyqa.site_tree.tree import Located
 from timelyqa.site_tree.record import SiteTreeRecord
-from timelyqa.site_tree.refresh import recheck
+from timelyqa.site_tree import refresh
 from timelyqa.reasons import Dropped
 
 BASE = "http://127.0.0.1:8765"
@@ -248,7 +248,7 @@ def test_refresh_keeps_changes_and_retires(written: Written) -> None:
     del site.pages["/awards/best-paper"]
     later = crawl(site, fetched_at="2026-07-01T08:00:00+00:00")
     released = to_frame(written.records, SiteTreeRecord)
-    outcomes = {i: (outcome, detail) for i, outcome, detail in recheck(released, later)}
+    outcomes = {i: (outcome, detail) for i, outcome, detail in refresh.outcomes(released, later)}
     assert set(outcomes) == set(released["id"])
     for r in written.records:
         facts = json.loads(r.facts)
@@ -260,7 +260,7 @@ def test_refresh_keeps_changes_and_retires(written: Written) -> None:
         else:
             assert outcome == "kept", (r.question, detail)
     assert {o for o, _ in outcomes.values()} == {"kept", "changed", "retired"}
-    assert recheck(released, later.drop("facts")) == recheck(released, later)  # facts read from the stored HTML
+    assert refresh.outcomes(released, later.drop("facts")) == refresh.outcomes(released, later)  # facts read from the stored HTML
 
 
 def located(label: str, value: str, subject: str, kind: str = "dl") -> Located:

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 import math
-import threading
+import socket
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import polars as pl
 import pytest
 
+from tests.localserver import LocalServer
 from tests.worldgen import make_world
 from timelyqa.errors import TransientSourceError
-from timelyqa.oxigraph import LocalOxigraph, free_port
+from timelyqa.oxigraph import LocalOxigraph
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.wikidata import pipeline
 from timelyqa.wikidata.query import Const, Pattern, Query, Var, from_json
@@ -244,11 +245,8 @@ def html_proxy(oxigraph: LocalOxigraph) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/query"
-    server.shutdown()
-    server.server_close()
+    with LocalServer(Handler) as server:
+        yield f"{server.url}/query"
 
 
 @pytest.mark.parametrize("plan", [True, False])
@@ -281,9 +279,13 @@ def test_html_mid_run_marks_only_the_queries_it_hits(html_proxy: str, endpoint: 
 
 @pytest.mark.parametrize("plan", [True, False])
 def test_transient_failure_propagates(plan: bool) -> None:
-    dead = SparqlEndpoint(f"http://127.0.0.1:{free_port()}/query", retries=1, backoff=0.001)
-    with pytest.raises(TransientSourceError):
-        verify_all(dead, {key: case[0] for key, case in CASES.items()}, plan=plan)
+    # A port held bound and never listened on refuses every connection, and no other process (a store another test
+    # starts) can take it meanwhile, as it could a port found free and let go.
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        dead = SparqlEndpoint(f"http://127.0.0.1:{held.getsockname()[1]}/query", retries=1, backoff=0.001)
+        with pytest.raises(TransientSourceError):
+            verify_all(dead, {key: case[0] for key, case in CASES.items()}, plan=plan)
     # Each request is tried twice; the two count requests give up on their own, the two batches propagate.
     assert dead.calls == (2 * 2 + 2 * 2 if plan else 2 * 2)
 

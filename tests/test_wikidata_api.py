@@ -290,21 +290,6 @@ def test_the_command_reads_a_window_of_the_api(world: World, tmp_path: Path) -> 
 
 # The flow ------------------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """A throwaway Prefect server and database; nothing is written under ~/.prefect."""
-    from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
-    from prefect.testing.utilities import prefect_test_harness  # imports Prefect's server: seconds, so only here
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("world", ["fixture"], indirect=True)
 def test_the_flow_reads_a_window_of_the_api(world: World, tmp_path: Path, prefect_api: None,

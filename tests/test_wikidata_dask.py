@@ -4,32 +4,18 @@ flow's own runner; a wrong address refused before any work."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 
 from flows.wikidata import dask_runner, wikidata_flow
 from tests.worldgen import make_world, write_dump
 from timelyqa.errors import ConfigError
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # a Prefect server, two flow runs, a Dask cluster
+# a Prefect server, two flow runs, a Dask cluster
+pytestmark = [pytest.mark.usefixtures("prefect_api"), pytest.mark.slow, pytest.mark.timeout(600)]
 FILES = ("work/delta.parquet", "work/candidates.parquet", "work/verified.parquet", "questions.parquet",
          "rejected.parquet")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    from prefect.testing.utilities import prefect_test_harness
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
 
 
 def digest(path: Path) -> str:

@@ -3,31 +3,17 @@ processes: the snapshot folders the serial reader writes, byte for byte, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prefect.settings import PREFECT_HOME, PREFECT_SERVER_ANALYTICS_ENABLED, temporary_settings
 
 from flows.wikidata import wikidata_flow
 from tests.test_wikidata_reader import files
 from tests.worldgen import make_world, write_dump
 from timelyqa.wikidata import pipeline
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]  # a Prefect server, a flow run, a Dask cluster
-
-
-@pytest.fixture(scope="module", autouse=True)
-def prefect_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    from prefect.testing.utilities import prefect_test_harness
-
-    home = tmp_path_factory.mktemp("prefect-home")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("DO_NOT_TRACK", "1")
-        mp.setenv("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-        with temporary_settings(updates={PREFECT_HOME: home, PREFECT_SERVER_ANALYTICS_ENABLED: False}):
-            with prefect_test_harness(server_startup_timeout=120):
-                yield
+# a Prefect server, a flow run, a Dask cluster
+pytestmark = [pytest.mark.usefixtures("prefect_api"), pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def test_dumps_read_in_parts_on_two_dask_workers_give_the_serial_readers_snapshots(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from tests.mwapi import MediaWikiDouble, revisions_of, throttled
 from tests.wikiworld import Rev, WikiPage, write_export
 from timelyqa.errors import TransientSourceError
 from timelyqa.released import released_rows
-from timelyqa.wikipedia import recheck
+from timelyqa.wikipedia import refresh
 from timelyqa.wikipedia.answer import Rule
 from timelyqa.mediawiki.client import ApiSettings
 
@@ -90,7 +90,7 @@ def week2(tmp_path: Path) -> Path:
 
 
 def test_each_released_row_gets_its_verdict_from_the_dump(week2: Path) -> None:
-    holds, dropped, unchecked, _ = recheck.recheck(released(), week2, WEEK2[1])
+    holds, dropped, unchecked, _ = refresh.refresh_rows(released(), week2, WEEK2[1])
     why = {d.item["id"]: (str(d.reason), d.detail) for d in dropped}
     # The page moved since (same id, new title) and a value written another way still hold.
     assert holds == ["wikipedia-2-currentclub", "wikipedia-6-currentclub"]
@@ -107,14 +107,14 @@ def test_each_released_row_gets_its_verdict_from_the_dump(week2: Path) -> None:
 
 
 def test_the_answer_is_the_one_at_the_weeks_end_not_after(week2: Path) -> None:
-    holds, dropped, _, _ = recheck.recheck(released(), week2, START + timedelta(days=9, hours=12))
+    holds, dropped, _, _ = refresh.refresh_rows(released(), week2, START + timedelta(days=9, hours=12))
     assert "wikipedia-1-currentclub" in holds  # Ivo Landa moves to Feyenoord on day 10, after this moment
     assert {d.item["id"] for d in dropped} == {"wikipedia-2-caps1", "wikipedia-3-currentclub"}
 
 
 def test_the_stage_counts_and_writes_what_holds(week2: Path, tmp_path: Path) -> None:
     work = tmp_path / "out" / "work"
-    made = recheck.recheck_released(released(), week2, work, WEEK2[1])
+    made = refresh.refresh_released(released(), week2, work, WEEK2[1])
     assert pl.read_parquet(made)["id"].to_list() == ["wikipedia-2-currentclub", "wikipedia-6-currentclub"]
     saved = json.loads((work / "ledger" / "refresh.json").read_text())
     assert saved["counts"] == {"rechecked": 6, "still_true": 2, "not_rechecked": 2}
@@ -127,7 +127,7 @@ def test_the_api_gives_the_same_verdicts_and_says_when_a_page_is_gone(tmp_path: 
     wiki_pages = [p for p in pages() if p.id != 4]  # on the live wiki, Vela Korin's page was deleted
     with MediaWikiDouble(wiki_pages) as wiki:
         settings = ApiSettings(endpoint=wiki.endpoint, user_agent="timelyqa-tests (tests@example.org)", backoff=0)
-        holds, dropped, unchecked, usage = recheck.recheck(released(), settings, WEEK2[1])
+        holds, dropped, unchecked, usage = refresh.refresh_rows(released(), settings, WEEK2[1])
         requests = [r for r in wiki.requests if r.params.get("prop") == "revisions"]
     why = {d.item["id"]: str(d.reason) for d in dropped}
     assert holds == ["wikipedia-2-currentclub", "wikipedia-6-currentclub"]
@@ -147,7 +147,7 @@ def test_a_wiki_that_stays_busy_fails_the_run_and_retires_nothing(tmp_path: Path
         settings = ApiSettings(endpoint=wiki.endpoint, user_agent="timelyqa-tests (tests@example.org)", retries=1,
                                backoff=0)
         with pytest.raises(TransientSourceError):
-            recheck.recheck_released(released(), settings, work, WEEK2[1])
+            refresh.refresh_released(released(), settings, work, WEEK2[1])
     assert not (work / "rechecked.parquet").exists() and not (work / "ledger" / "refresh.rejected.parquet").exists()
 
 

@@ -20,7 +20,7 @@ from timelyqa.errors import ConfigError
 STATS = "crawl_stats.json"
 """The file a crawl writes its stats to, in its output folder."""
 ROBOTS_CLOSED = ("server_error", "unreachable", "too_large", "undecodable")
-"""How a host's robots.txt ended when the crawl closed that host (spiders/robotsfile.py's cases)."""
+"""How a host's robots.txt ended when the crawl closed that host (timelyqa/robotsfile.py's cases)."""
 
 
 class Crawl(Protocol):

@@ -57,6 +57,7 @@ _FUNCTION_END = frozenset("""from to of in on at by for since until with and or 
 _VERSION_NOTE = re.compile(r"\b(?:changed|new|added|deprecated|removed) in version\b|¶|\bversionadded\b",
                            re.IGNORECASE)
 _PROPER = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|de|da|del|van|von|la|le|the)?\s*[A-Z][\w'’.-]*)*")
+_NAME_STOP = re.compile(r"(?<=[a-z]{2})\.\s+(?=[A-Z])")
 _STOP_CAPITALS = frozenset({"I", "On", "In", "At", "As", "What", "Who", "Which", "When", "Where", "How", "The", "A",
                             "An", "Is", "Are", "Was", "Were", "Current", "Europe", "London"})
 
@@ -144,7 +145,10 @@ def entity_named_twice(row: Mapping[str, Any]) -> QualityReject | None:
                       flags=re.IGNORECASE)
     # A quoted part is a page title or a name's own words ('Club "Haka"'): it and the word it names go as one.
     question = re.sub(r"(?:\b[A-Z][\w'’.-]*\s+)?(?:\"[^\"]*\"|“[^”]*”)", " , ", question)
-    names = [m.group(0).strip() for m in _PROPER.finditer(question)]
+    # A full stop after a word ends its name ("the moon Europa. Europa's ice" names Europa twice); an initial's or
+    # an abbreviation's does not ("U.S.", "St. Louis").
+    names = [m.group(0).strip() for part in _NAME_STOP.split(question) for m in _PROPER.finditer(part)]
+    names = [re.sub(r"['’]s$", "", n) for n in names]  # "Europa's ice" names Europa
     names = [n for n in names if n not in _STOP_CAPITALS and len(n) > 1]
     seen: set[str] = set()
     for name in names:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -11,15 +10,13 @@ from pathlib import Path
 import polars as pl
 
 from timelyqa.errors import ConfigError
-from timelyqa.files import atomic_path, sha256_file, write_parquet
+from timelyqa.files import sha256_file
 from timelyqa.manifest import MANIFEST, QUESTIONS, RECHECKED, REJECTED
+from timelyqa.refresh import REFRESH
 from timelyqa.record import Split
-from timelyqa.stages import LEDGER
 
 # RECHECKED (from timelyqa.manifest) holds column `id`; the ids a run found no longer true are its rejects of
-# stage `refresh`, which retire them.
-REFRESH = "refresh"
-"""The stage of a source's rejects that retire a released row (the item's JSON holds the row's `id`)."""
+# stage `refresh` (timelyqa/refresh.py), which retire them.
 _COPIES = (Split.HUMAN_VERIFIED.value,)  # copies of test rows a reviewer accepted, not rows of their own
 
 
@@ -104,12 +101,6 @@ def _sha256(path: Path) -> str:
     return _sha256_of(str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
 
-def write_rechecked(folder: Path, ids: list[str]) -> str:
-    """Write the ids found still true as `folder/rechecked.parquet`; return its sha256 (for the run's manifest)."""
-    write_parquet(pl.DataFrame({"id": sorted(set(ids))}, schema={"id": pl.String()}), Path(folder) / RECHECKED)
-    return sha256_file(Path(folder) / RECHECKED)
-
-
 def rechecked_ids(folder: Path) -> set[str]:
     """The ids a run found still true (empty when it re-checked nothing)."""
     path = Path(folder) / RECHECKED
@@ -131,24 +122,3 @@ def retirements(folder: Path) -> dict[str, Retirement]:
         if row_id:
             found[row_id] = Retirement(source, reason, detail or "")
     return found
-
-
-def finish_rechecked(workdir: Path, out: Path) -> None:
-    """Put a run's rechecked.parquet beside its questions; remove a stale one when nothing was re-checked. The
-    folder's manifest goes first: until the stage writer writes the new one, the folder is visibly unfinished, so
-    a run killed here never leaves this week's re-checks beside last week's questions for a release to take."""
-    (Path(out) / MANIFEST).unlink(missing_ok=True)
-    made = Path(workdir) / RECHECKED
-    if made.is_file():
-        with atomic_path(Path(out) / RECHECKED) as partial:
-            shutil.copyfile(made, partial)
-    elif Path(workdir).resolve() != Path(out).resolve():
-        (Path(out) / RECHECKED).unlink(missing_ok=True)
-
-
-def forget_rechecked(workdir: Path) -> None:
-    """Remove what an earlier run in the same work folder re-checked, when this one re-checks nothing: its verdicts
-    must not pass for this week's."""
-    for path in (workdir / RECHECKED, workdir / LEDGER / f"{REFRESH}.json",
-                 workdir / LEDGER / f"{REFRESH}.rejected.parquet"):
-        path.unlink(missing_ok=True)

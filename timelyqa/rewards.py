@@ -23,8 +23,9 @@ follows the type, and is the best over the answer and its aliases:
   with the standard library's `strptime` in any common English or ISO form, with or without the weekday (a wrong
   weekday is wrong), ordinals, "Sept" and "on"/"in" allowed. The prediction must be at least as precise as the gold
   and agree on every field it has: gold "February 1990" takes "1990-02" and "5 February 1990", never "1990". A
-  prediction that reads as a date is judged by its value alone. Numeric day/month orders ("02/05/1990") are
-  ambiguous and not read.
+  prediction that reads as a date is judged by its value alone. Dates in digits are read where their order is
+  certain: year first ("1990/02/05"), dots day first ("05.02.1990"), and slashes or dashes where one number cannot
+  be a month or both are the same ("19/07/2026", "07/19/2026"); "02/05/1990" could be either and is not read.
 - `list`: the items (`answer_value.items`) as a set, in any order and with any separators ("A, B and C",
   "A; B; C"); each item exactly once, nothing else; an item's parenthetical may be left out ("Ravi Menon" for
   "Ravi Menon (CEO)").
@@ -87,7 +88,7 @@ __all__ = ["ANSWER_TYPES", "GRADER_VERSION", "Amount", "Gold", "answer_f1_reward
            "gold_from_ground_truth", "grade", "graded_f1", "ground_truth_answers", "normalize", "parse_amount",
            "parse_date", "parse_unit", "token_f1", "unit_symbol", "units"]
 
-GRADER_VERSION = "timelyqa_grader_v2"
+GRADER_VERSION = "timelyqa_grader_v3"
 """Versioned name of the grading rules above; the manifest and the card name it, and rows are graded by it."""
 ANSWER_TYPES = ("entity", "number", "quantity", "date", "list", "text")
 

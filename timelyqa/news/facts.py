@@ -156,7 +156,7 @@ def article_masks(event: Mapping[str, Any], texts: Sequence[str]) -> list[q.Mask
                 question = f"On {q.day_words(day)}: {context(summary)} {body[:1].upper()}{body[1:]}?"
                 if AWKWARD.search(body):
                     continue
-                # the summary and the sentence apart ("Europa. Europa" would read as one name), accents aside
+                # the summary and the sentence apart (a name cannot run from one into the other), accents aside
                 said_twice = f"{_plain(context(summary))[:-1]} , {_plain(body)}"
                 if entity_named_twice({"question": said_twice}) is not None:
                     continue  # a name the summary says again ("Milanovic" of "Milanović"): the sentence retells it

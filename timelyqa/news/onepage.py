@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin, urlsplit
-from urllib.robotparser import RobotFileParser
 
 import httpx
 from trafilatura.utils import decode_file
 
 from timelyqa.errors import ConfigError, TransientSourceError
 from timelyqa.news.extract import extract
+from timelyqa.robotsfile import ROBOTS_LIMIT, BodyError, Rules, decode, header_list, read
 
 MAX_REDIRECTS = 5
 MAX_BYTES = 5 * 1024 * 1024
@@ -81,7 +81,7 @@ def fetch(url: str, agent: str, *, client: httpx.Client | None = None) -> Page:
     own = client is None
     http = client or httpx.Client(headers={"User-Agent": agent}, timeout=TIMEOUT, follow_redirects=False)
     try:
-        robots: dict[str, RobotFileParser] = {}
+        robots: dict[str, Rules] = {}
         for _ in range(MAX_REDIRECTS + 1):
             _obey_robots(http, url, agent, robots)
             response = _get(http, url)
@@ -115,24 +115,40 @@ def _page(url: str, response: httpx.Response) -> Page:
     return Page(url=url, body=response.content, encoding=response.charset_encoding)
 
 
-def _obey_robots(http: httpx.Client, url: str, agent: str, seen: dict[str, RobotFileParser]) -> None:
-    """ConfigError when the host's robots.txt forbids `url` to `agent`. Read as RFC 9309 says: one that is not
-    there (any 4xx) allows all, one the server fails to give (5xx) allows nothing."""
+def _obey_robots(http: httpx.Client, url: str, agent: str, seen: dict[str, Rules]) -> None:
+    """ConfigError when the host's robots.txt forbids `url` to `agent`, read as every crawl reads it
+    (timelyqa/robotsfile.py, RFC 9309): a 4xx allows all; a 5xx, a 429 or a body that cannot be read allows nothing;
+    wildcards and the longest match as Protego reads them; its first ROBOTS_LIMIT bytes, never expanded past
+    EXPANDED_LIMIT."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}"
     if origin not in seen:
-        robots_url = f"{origin}/robots.txt"
-        parser = RobotFileParser(robots_url)
-        response = _get(http, robots_url, page=url, follow=True)
-        if response.status_code >= 500:
-            parser.disallow_all = True
-        elif response.status_code >= 400:
-            parser.allow_all = True
-        else:
-            parser.parse(response.text.splitlines())
-        seen[origin] = parser
-    if not seen[origin].can_fetch(agent, url):
+        seen[origin] = _robots(http, f"{origin}/robots.txt", page=url)
+    rules = seen[origin]
+    if rules.disallows_all:
+        raise ConfigError(f"{url}: refused, {origin}/robots.txt allows nothing ({rules.case})")
+    if not rules.allowed(url, agent):
         raise ConfigError(f"{url}: refused by {origin}/robots.txt for this User-Agent")
+
+
+def _robots(http: httpx.Client, robots_url: str, *, page: str) -> Rules:
+    try:
+        with http.stream("GET", robots_url, follow_redirects=True) as response:
+            body, truncated = bytearray(), False
+            for chunk in response.iter_raw():
+                body += chunk
+                if len(body) > ROBOTS_LIMIT:
+                    truncated = True
+                    break
+            encodings = header_list(response.headers.get_list("content-encoding"))
+            status = response.status_code
+    except httpx.HTTPError as exc:
+        raise TransientSourceError(f"{page}: unreachable ({type(exc).__name__}: {exc})") from None
+    try:
+        text = decode(bytes(body), encodings)
+    except BodyError as error:
+        return Rules(error.case)
+    return read(status, text, truncated=truncated)
 
 
 def stored(page: Page) -> dict[str, Any]:

@@ -23,10 +23,10 @@ from contextlib import AbstractContextManager, ExitStack
 from datetime import date, datetime
 from xml.etree import ElementTree
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from timelyqa import clock
 from timelyqa.crawling import Crawl
@@ -34,6 +34,7 @@ from timelyqa.errors import ConfigError
 from timelyqa.files import open_compressed, sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
 from timelyqa.manifest import Input, Manifest
+from timelyqa.settings import Settings as BaseSettings
 from timelyqa.news import portal
 from timelyqa.news.articles import ArticleReject
 from timelyqa.news.frames import (ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED, EVENT_SCHEMA, EVENTS, LINK_SCHEMA,
@@ -52,10 +53,11 @@ WRITTEN, CHECKED = "written.parquet", "checked.parquet"
 MAX_DAYS = 366
 
 
-class Settings(BaseModel):
-    """What shapes a news run besides its inputs; recorded in the manifest."""
+class Settings(BaseSettings):
+    """What shapes a news run besides its inputs; recorded in the manifest. A wrong value, however the settings are
+    made, is a one-line ConfigError naming it (`news setting archive 'x': ...`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    NAME: ClassVar[str] = "news"
 
     start: date
     end: date
@@ -71,18 +73,6 @@ class Settings(BaseModel):
         if (self.end - self.start).days >= MAX_DAYS:
             raise ValueError(f"--start {self.start} to --end {self.end}: more than {MAX_DAYS} days; run it in parts")
         return self
-
-    @classmethod
-    def of(cls, **values: Any) -> Settings:
-        """Settings, or a ConfigError naming what is wrong."""
-        try:
-            return cls(**values)
-        except ValueError as exc:
-            errors = getattr(exc, "errors", lambda: [])()
-            first = errors[0] if errors else None
-            message = first["msg"].removeprefix("Value error, ") if first else str(exc)
-            where = ".".join(str(p) for p in first["loc"]) if first and first.get("loc") else ""
-            raise ConfigError(f"news: {where + ': ' if where else ''}{message}") from None
 
 
 def _ledger(out: Path) -> StageWriter:

@@ -27,10 +27,9 @@ from timelyqa.files import sha256_file, write_parquet
 from timelyqa.llm.client import usage_during
 from timelyqa.crawling import Crawl
 from timelyqa.localsite import LocalSite
-from timelyqa.manifest import Input, Manifest
+from timelyqa.manifest import RECHECKED, Input, Manifest
 from timelyqa.record import Verification
-from timelyqa.released import RECHECKED, write_rechecked
-from timelyqa.site_tree.carry import carry, released_rows
+from timelyqa.site_tree.refresh import refresh_released, released_rows
 from timelyqa.quality import GATE_PASSED, GATE_STAGE
 from timelyqa.site_tree.candidates import CANDIDATE_SCHEMA, Candidate, choose_candidates, page_record, released
 from timelyqa.site_tree.gate import gate as site_gate
@@ -195,13 +194,7 @@ def _finish(ledger: StageWriter, crawl: Path, pages: pl.DataFrame, settings: Set
     as_of = datetime.fromisoformat(fetched.max()) if fetched.len() else clock.now()
     ledger.out.mkdir(parents=True, exist_ok=True)
     if earlier is not None:
-        roots = list(set(pages.get_column("root_url").drop_nulls()))
-        with ledger.timed("refresh"):
-            holds, gone = carry(earlier, pages)
-        ledger.count("rechecked", earlier.filter(pl.col("root_url").is_in(roots)).height)
-        ledger.count("still_true", len(holds))
-        ledger.reject_all(gone)
-        write_rechecked(ledger.out, holds)  # the release keeps these rows as stored
+        refresh_released(earlier, pages, ledger, ledger.out)  # the release keeps the rows still true as stored
     else:
         (ledger.out / RECHECKED).unlink(missing_ok=True)  # an earlier run's, in the same folder
     roots = sorted(set(pages.get_column("root_url").drop_nulls()))

@@ -7,7 +7,7 @@ import polars as pl
 from timelyqa.site_tree import candidates
 from timelyqa.site_tree.candidates import PageReject
 from timelyqa.quality import GATE_PASSED, GATE_STAGE, QualityReject
-from timelyqa.site_tree.carry import RefreshReject
+from timelyqa.site_tree.refresh import RefreshReject
 from timelyqa.site_tree.gate import SiteGateReject
 from timelyqa.site_tree.llm import AnswerReject, VerifierReject, WriterReject
 from timelyqa.site_tree.questions import FUNNEL, QuestionReject

@@ -25,10 +25,11 @@ import polars as pl
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Input, Manifest
 from timelyqa.sources import Progress
-from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
+from timelyqa.refresh import finish_refresh, forget_refresh
+from timelyqa.released import released_rows
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
-from timelyqa.wikidata import pipeline, recheck
+from timelyqa.wikidata import pipeline, refresh
 from timelyqa.wikidata.api import WikidataAPI, WikidataApiSettings, check_window
 from timelyqa.wikidata.dump import modified_time
 from timelyqa.wikidata.graph import EntityRow, Graph, Key, ParquetBackend, Triple
@@ -302,7 +303,7 @@ def stores(workdir: Path, *, local_store: bool) -> tuple[Path, Path]:
 def finish(workdir: Path, out: Path, *, api: WikidataApiSettings, endpoint: str, since: datetime, until: datetime,
            local_store: bool, settings: pipeline.Settings) -> Manifest:
     ledger = StageWriter.resume(SOURCE, out, work=workdir)
-    finish_rechecked(workdir, out)
+    finish_refresh(workdir, out)
     ledger.keep_frame(pl.read_parquet(workdir / "verified.parquet"))
     ledger.use({"llm_calls": 0})
     edited = json.loads((workdir / "api" / "edited.json").read_text())
@@ -334,8 +335,8 @@ def run(api: WikidataApiSettings, since: datetime, until: datetime, out: Path, *
     t0_store, t1_store = stores(workdir, local_store=local_store)
     pipeline.verify(candidates, t1_store, workdir, None if local_store else endpoint, settings, t0_dir=t0_store)
     if released is not None and not local_store:
-        recheck.recheck_released(released, workdir, endpoint=endpoint, concurrency=settings.concurrency)
+        refresh.refresh_released(released, workdir, endpoint=endpoint, concurrency=settings.concurrency)
     else:
-        forget_rechecked(workdir)
+        forget_refresh(workdir)
     return finish(workdir, out, api=api, endpoint=endpoint, since=since, until=until, local_store=local_store,
                   settings=settings)

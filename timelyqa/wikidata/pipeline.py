@@ -21,9 +21,10 @@ from timelyqa.settings import Settings as BaseSettings
 from timelyqa.manifest import Input, Manifest
 from timelyqa.sparql import SparqlEndpoint
 from timelyqa.stages import StageWriter
-from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
+from timelyqa.refresh import finish_refresh, forget_refresh
+from timelyqa.released import released_rows
 from timelyqa.wikidata import delta as delta_rules
-from timelyqa.wikidata import batches, partitioned, recheck, verifying
+from timelyqa.wikidata import batches, partitioned, refresh, verifying
 from timelyqa.wikidata import snapshot
 from timelyqa.wikidata.dump import check_dump
 from timelyqa.wikidata.merge import merge_sorted
@@ -209,7 +210,7 @@ def finish(workdir: Path, out: Path, *, settings: Settings | None = None) -> Man
     ledger = StageWriter.resume(SOURCE, out, work=workdir)
     ledger.keep_frame(pl.read_parquet(workdir / "verified.parquet"))
     ledger.use({"llm_calls": 0})
-    finish_rechecked(workdir, out)
+    finish_refresh(workdir, out)
     return ledger.finish(as_of=_as_of(t1), inputs={"before": Input(path=t0.path, sha256=t0.sha256),
                                                    "after": Input(path=t1.path, sha256=t1.sha256)},
                          settings=(settings or Settings()).model_dump())
@@ -221,7 +222,7 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     """The whole source: what `timelyqa wikidata` and the `wikidata` flow both do.
 
     `endpoint` holds T1 and `before_endpoint` T0; a snapshot without one is served by a local Oxigraph. With
-    `previous` (a release folder), its Wikidata rows are asked again of T1 (stage `refresh`, wikidata/recheck.py)."""
+    `previous` (a release folder), its Wikidata rows are asked again of T1 (stage `refresh`, wikidata/refresh.py)."""
     settings = settings or Settings()
     before, after, out = Path(before), Path(after), Path(out)
     check_inputs(before, after, endpoint, before_endpoint)
@@ -235,10 +236,10 @@ def run(before: Path, after: Path, out: Path, *, endpoint: str | None = None, be
     candidates = synthesize(t1, delta, workdir, settings)
     verify(candidates, t1, workdir, endpoint, settings, t0_dir=t0, before_endpoint=before_endpoint)
     if released is not None:
-        recheck.recheck_released(released, workdir, endpoint=endpoint, rdf=t1 / "rdf.nt",
+        refresh.refresh_released(released, workdir, endpoint=endpoint, rdf=t1 / "rdf.nt",
                                  concurrency=settings.concurrency)
     else:
-        forget_rechecked(workdir)
+        forget_refresh(workdir)
     return finish(workdir, out, settings=settings)
 
 

@@ -11,7 +11,7 @@ from timelyqa.wikidata.candidates import RenderReject
 from timelyqa.wikidata.dump import LineReject
 from timelyqa.wikidata.filters import Drop
 from timelyqa.wikidata.gate import WikidataQualityReject
-from timelyqa.wikidata.recheck import RecheckReject
+from timelyqa.wikidata.refresh import RefreshReject
 from timelyqa.wikidata.statements import StatementReject
 from timelyqa.wikidata.synth import Miss
 from timelyqa.wikidata.values import ValueReject
@@ -38,7 +38,7 @@ SOURCE = SourceSpec(
         Stage(GATE_STAGE, (GATE_PASSED,), (QualityReject, WikidataQualityReject)),
         Stage("verify", ("verified",), (SparqlReject, ChangeReject)),
         # `refresh`: the released rows asked again (--previous); its rejects retire them (publish/release.py).
-        Stage("refresh", ("rechecked", "still_true"), (RecheckReject,)),
+        Stage("refresh", ("rechecked", "still_true"), (RefreshReject,)),
     ),
     deployment=Deployment("wikidata-weekly", "flows.wikidata:wikidata_flow", "0 3 * * 1"),
     command="timelyqa.cli.wikidata:wikidata",

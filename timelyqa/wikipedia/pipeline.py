@@ -39,8 +39,9 @@ from timelyqa.mediawiki.export import write_export
 from timelyqa.wikipedia.history import PageHistory, read_history
 from timelyqa.wikipedia.infobox import PARSER, categories, first_paragraph
 from timelyqa.wikipedia.options import Settings, Source
-from timelyqa.released import finish_rechecked, forget_rechecked, released_rows
-from timelyqa.wikipedia import recheck
+from timelyqa.refresh import finish_refresh, forget_refresh
+from timelyqa.released import released_rows
+from timelyqa.wikipedia import refresh
 from timelyqa.wikipedia.questions import correct
 from timelyqa.sources import Progress
 from timelyqa.wikipedia.source import DEMO_WINDOW, SOURCE
@@ -205,7 +206,7 @@ def finish(source: Source, checked: Path, workdir: Path, out: Path, settings: Se
     window = {"start": settings.start.isoformat(), "end": settings.end.isoformat(),
               "horizon_days": settings.horizon_days}
     labelled_by = domains.name if domains else labels.RULE
-    finish_rechecked(workdir, out)
+    finish_refresh(workdir, out)
     return ledger.finish(as_of=settings.end, inputs=inputs,
                          settings={**settings.model_dump(mode="json"), "domains": labelled_by},
                          details={"window": window, "parser": PARSER})
@@ -219,7 +220,7 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
     `LLMWriter`. Domains are labelled by rule, or by `domains` (an LLM) where it gives one of the seven.
     `progress(stage, done, total)` is called as pages are read (total 0: not known ahead). With `previous` (a
     release folder), its Wikipedia rows are asked again at the window's end of the same input (stage `refresh`,
-    wikipedia/recheck.py).
+    wikipedia/refresh.py).
     """
     out = Path(out)
     released = released_rows(previous, SOURCE.name) if previous is not None else None  # a bad folder: before work
@@ -230,9 +231,9 @@ def run(source: Source, out: Path, settings: Settings, *, writer: Writer | None 
     pages = fetch_pages(source, workdir, settings)
     units = read_changes(pages, workdir, settings, where=origin(source), progress=progress)
     if released is not None:  # before the writer: a failure here costs no model call
-        recheck.recheck_released(released, source, workdir, settings.end)
+        refresh.refresh_released(released, source, workdir, settings.end)
     else:
-        forget_rechecked(workdir)
+        forget_refresh(workdir)
     written = write_questions(units, workdir, writer)
     gated = gate_questions(written, workdir)
     checked = check_questions(gated, workdir, writer)

@@ -16,7 +16,7 @@ from timelyqa.mediawiki.dump import ReadReject
 from timelyqa.wikipedia.gate import InfoboxGateReject
 from timelyqa.wikipedia.labels import LabelReject
 from timelyqa.wikipedia.questions import Reject
-from timelyqa.wikipedia.recheck import RecheckReject
+from timelyqa.wikipedia.refresh import RefreshReject
 from timelyqa.wikipedia.writers import WriterReject
 
 DEMO = ("data/demo/wikipedia-history.xml.bz2",)
@@ -57,7 +57,7 @@ SOURCE = SourceSpec(
               (LabelReject,)),
         # `refresh`: the released rows asked again (--previous); its rejects retire them (publish/release.py). A row
         # whose page the input does not hold gets no verdict and carries (`not_rechecked`).
-        Stage("refresh", ("rechecked", "still_true", "not_rechecked"), (RecheckReject,)),
+        Stage("refresh", ("rechecked", "still_true", "not_rechecked"), (RefreshReject,)),
     ),
     deployment=Deployment("wikipedia-weekly", "flows.wikipedia:wikipedia_flow", "0 3 * * 1"),
     command="timelyqa.cli.wikipedia:wikipedia_app",

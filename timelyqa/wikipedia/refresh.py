@@ -22,7 +22,8 @@ import polars as pl
 from timelyqa import sources
 from timelyqa.errors import ConfigError
 from timelyqa.reasons import Dropped, Reason
-from timelyqa.released import RECHECKED, write_rechecked
+from timelyqa.manifest import RECHECKED
+from timelyqa.refresh import NO_VERDICT, REFRESH, Check, Verdict, refresh, verdicts
 from timelyqa.stages import StageWriter
 from timelyqa.wikipedia.answer import Rule, answers_on
 from timelyqa.mediawiki.revisions import PageUnavailable, revision_at
@@ -31,12 +32,14 @@ from timelyqa.wikipedia.infobox import parse_infobox
 from timelyqa.wikipedia.options import Source
 
 
-class RecheckReject(Reason):
+class RefreshReject(Reason):
     ANSWER_CHANGED = ("answer_changed", "a released row's page now gives its infobox key another value: the row is "
                       "retired (a change inside the window is asked about in a new row)")
     KEY_GONE = ("key_gone", "a released row's page no longer has its infobox key (or no infobox): the row is retired")
     PAGE_GONE = ("page_gone", "a released row's page is gone from the wiki (deleted, or its id or title no longer "
                  "valid): the row is retired")
+    RECHECK_FAILED = ("recheck_failed", "a released row's check raised an error (the detail names it): the row is "
+                      "retired, since it can no longer be checked")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,7 @@ def seen_on_api(api: MediaWikiAPI, rules: list[Rule], when: datetime) -> dict[Ru
         box = parse_infobox(rev.text)
         return (dict(box.fields) if box else {}), Seen(None, rev.id, rev.timestamp)
 
-    with ThreadPoolExecutor(max_workers=api.settings.concurrency, thread_name_prefix="recheck") as pool:
+    with ThreadPoolExecutor(max_workers=api.settings.concurrency, thread_name_prefix="refresh") as pool:
         looked = dict(zip(pages, pool.map(look, pages), strict=True))
     seen: dict[Rule, Seen] = {}
     for rule in rules:
@@ -94,30 +97,32 @@ def judge(row: dict, rule: Rule, seen: Seen, when: datetime) -> Dropped | None:
     """None when the page still gives the row's stored answer at `when`; else the reject that retires the row."""
     where = f"released row {row['id']}: page {rule.page!r} (id {rule.page_id})"
     if seen.gone is not None:
-        return Dropped(_item(row), RecheckReject.PAGE_GONE, f"{where} is gone at {when.isoformat()}: {seen.gone}")
+        return Dropped(_item(row), RefreshReject.PAGE_GONE, f"{where} is gone at {when.isoformat()}: {seen.gone}")
     at = f"revision {seen.revision} ({seen.timestamp.isoformat() if seen.timestamp else '?'})"
     if seen.value is None:
-        return Dropped(_item(row), RecheckReject.KEY_GONE,
+        return Dropped(_item(row), RefreshReject.KEY_GONE,
                        f"{where}: {at}, the last at or before {when.isoformat()}, has no {rule.key!r} in its infobox")
     if _norm(seen.value) == _norm(row["answer"]):  # the same comparison as the week's correctness check
         return None
     if _norm(re.sub(r"\s*\([^()]*\)$", "", seen.value)) == _norm(row["answer"]):
         return None  # a name released without its party or role (typed.py): it holds while the name does
-    return Dropped(_item(row), RecheckReject.ANSWER_CHANGED,
+    return Dropped(_item(row), RefreshReject.ANSWER_CHANGED,
                    f"{where}: {at}, the last at or before {when.isoformat()}, gives {rule.key} = {seen.value!r}, "
                    f"not {row['answer']!r}")
 
 
-def recheck(rows: pl.DataFrame, source: Source, when: datetime) -> tuple[list[str], list[Dropped], int, dict]:
-    """(the ids that hold, a reject for each that does not, how many rows got no verdict, the API's usage), in id
-    order. `source` is the week's input: the export or dump it reads, or the API's settings."""
-    ordered = rows.sort("id").select("id", "question", "answer", "recompute").to_dicts()
+def looked_up(rows: pl.DataFrame, source: Source, when: datetime) -> tuple[Check, dict]:
+    """The week's input read once for the pages of every released row's rule (one pass over an export, or one
+    request a page, as many in flight as the client allows), and the check of a row against what it says at
+    `when`; with the API's usage. `source` is the week's input: the export or dump it reads, or the API's settings.
+    A row whose rule this code cannot apply (another parser's), or whose page the input does not hold, gets no
+    verdict: it carries."""
     rules: dict[str, Rule] = {}
-    for row in ordered:
+    for row_id, recompute in rows.select("id", "recompute").iter_rows():
         try:
-            rules[row["id"]] = Rule.from_json(row["recompute"])
+            rules[row_id] = Rule.from_json(recompute)
         except (ConfigError, ValueError, KeyError, TypeError):
-            continue  # a rule this code cannot apply (another parser's): no verdict, the row carries
+            continue
     wanted = sorted(set(rules.values()), key=lambda r: (str(r.page_id), r.page, r.key))
     usage: dict = {}
     if isinstance(source, ApiSettings):
@@ -127,36 +132,41 @@ def recheck(rows: pl.DataFrame, source: Source, when: datetime) -> tuple[list[st
             usage = dict(api.usage)
     else:
         seen = seen_in_dump(Path(source), wanted, when)
-    holds, dropped, unchecked = [], [], 0
-    for row in ordered:
+
+    def check_row(row: dict) -> Verdict:
         rule = rules.get(row["id"])
         if rule is None or rule not in seen:
-            unchecked += 1
-            continue
-        verdict = judge(row, rule, seen[rule], when)
-        if verdict is None:
-            holds.append(row["id"])
-        else:
-            dropped.append(verdict)
-    return holds, dropped, unchecked, usage
+            return NO_VERDICT
+        return judge(row, rule, seen[rule], when)
+
+    return check_row, usage
 
 
-def recheck_released(rows: pl.DataFrame, source: Source, workdir: Path, when: datetime) -> Path:
+def refresh_rows(rows: pl.DataFrame, source: Source, when: datetime) -> tuple[list[str], list[Dropped], int, dict]:
+    """(the ids that hold, a reject for each that does not, how many rows got no verdict, the API's usage), in id
+    order: what `refresh_released` writes."""
+    check_row, usage = looked_up(rows, source, when) if rows.height else (_no_row, {})
+    done = verdicts(rows, check_row, failed=RefreshReject.RECHECK_FAILED, item=_item)
+    return done.kept, done.rejected, done.unchecked, usage
+
+
+def refresh_released(rows: pl.DataFrame, source: Source, workdir: Path, when: datetime) -> Path:
     """The stage `refresh` of a run: the released rows asked of the week's input at `when`; counts `rechecked`
     (rows given a verdict), `still_true` and `not_rechecked`, rejects the rest, and writes the ids that hold to
-    `workdir/rechecked.parquet` (finish_rechecked puts it beside the questions)."""
+    `workdir/rechecked.parquet` (finish_refresh puts it beside the questions)."""
     # The entry is found by name: it imports this module's reasons, so this module never imports it.
     ledger = StageWriter.part(sources.get("wikipedia"), workdir)
-    with ledger.timed("refresh"):
-        holds, dropped, unchecked, usage = recheck(rows, source, when) if rows.height else ([], [], 0, {})
-        ledger.reject_all(dropped)
-    ledger.count("rechecked", rows.height - unchecked)
-    ledger.count("still_true", len(holds))
-    ledger.count("not_rechecked", unchecked)
+    with ledger.timed(REFRESH):
+        check_row, usage = looked_up(rows, source, when) if rows.height else (_no_row, {})
+    refresh(rows, check_row, ledger, failed=RefreshReject.RECHECK_FAILED, into=workdir, item=_item)
     ledger.use(usage)
-    ledger.save("refresh")
-    write_rechecked(workdir, holds)
+    ledger.save(REFRESH)
     return workdir / RECHECKED
+
+
+def _no_row(row: dict) -> Verdict:
+    """The check when there are no released rows: the input is not read for nothing (never called)."""
+    return NO_VERDICT
 
 
 def _ref(rule: Rule) -> int | str:
