@@ -13,9 +13,8 @@ import socket
 import time
 from collections.abc import Iterator
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from threading import Thread
 from typing import Any
 
 import polars as pl
@@ -25,6 +24,7 @@ from spiders.journal import JOURNAL, entries
 from spiders.render import browser_path
 from spiders.run import command, crawl
 from spiders.urls import canonical
+from tests.localserver import LocalServer
 from tests.test_crawl_kills import killed_at
 from timelyqa.files import write_parquet
 from timelyqa.news.frames import EVENT_SCHEMA, event_id
@@ -54,11 +54,12 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Web:
-    """One site on 127.0.0.1 (port 0) with a page for each way a fetch can go, and `stories` articles."""
+class Web(LocalServer):
+    """One site on 127.0.0.1 (port 0) with a page for each way a fetch can go, and articles under /story/."""
 
-    def __init__(self, elsewhere: str, stories: int = 0) -> None:
-        self.elsewhere, self.stories, self.asked = elsewhere, stories, []
+    def __init__(self, elsewhere: str) -> None:
+        self.elsewhere = elsewhere
+        self.asked: list[str] = []
         web = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -79,9 +80,7 @@ class Web:
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(Handler)
 
     def answer(self, path: str) -> tuple[int, str, bytes, dict[str, str]]:
         html = "text/html; charset=utf-8"
@@ -97,14 +96,6 @@ class Web:
             return 200, html, BUSY.encode(), {}
         status = {"/missing.html": 404, "/down.html": 503}.get(path, 200)
         return status, html, PLAIN.format(t=path).encode(), {}
-
-    def __enter__(self) -> Web:
-        Thread(target=self.server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 NOT_FETCHED = "not_fetched"
