@@ -66,7 +66,8 @@ class JournaledSpider(Spider):
 
 
 class JournalPipeline:
-    """An item pipeline base: `self.journal` is the spider's journal, opened for appending."""
+    """An item pipeline base: `self.journal` is the spider's journal, opened for appending, and `write` the one way a
+    line goes into it."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -78,6 +79,16 @@ class JournalPipeline:
 
     def open_spider(self) -> None:
         self.journal = open_journal(self.crawler.spider.out)  # type: ignore[union-attr]
+
+    def write(self, line: dict[str, Any]) -> None:
+        """A page's line, appended and flushed at once, so a kill loses no page that was done; the page it names is
+        done (spiders.once.OnceMiddleware asks for it no more)."""
+        # ASCII: a page's text may hold what UTF-8 cannot write (a lone surrogate), and must not cost its line
+        self.journal.write(json.dumps(line) + "\n")
+        self.journal.flush()
+        spider: Any = self.crawler.spider
+        if (key := line.get(spider.journal_key)) is not None:
+            spider.fetched.add(key)
 
 
 def open_journal(out: str | Path) -> IO[str]:

@@ -19,16 +19,13 @@ from urllib.parse import urlsplit
 
 import polars as pl
 from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Response, TextResponse
-from twisted.python.failure import Failure
+from scrapy.http import Response
 
 from spiders import clock
-from spiders import render as rendering
-from spiders.browser import browser_meta, policy_refusal, served_as_is
-from spiders.errors import failure_reason
+from spiders.base import ERROR_STATUSES, REFUSALS, Miss, PageSpider, fetch_record
+from spiders.browser import policy_refusal
 from spiders.guard import Refusal, is_private
-from spiders.journal import JournaledSpider, JournalPipeline, entries
+from spiders.journal import JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.crawling import STATS, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
@@ -37,9 +34,7 @@ from timelyqa.news.extract import extract
 from timelyqa.news.frames import ARTICLE_SCHEMA, ARTICLES, DROP_SCHEMA, DROPPED
 from timelyqa.news.outlets import ARCHIVES, Outlets, archived, host_port
 
-ERROR_STATUSES = list(range(400, 600))
-"""Error pages reach the spider, to be dropped as dead links with their status; redirects are still followed."""
-_NEVER_ASKED = frozenset(r.value for r in Refusal)
+__all__ = ["ERROR_STATUSES", "NewsSpider", "NewsStore", "OutletGuard"]  # ERROR_STATUSES: spiders.base's
 
 
 class _Hosts:
@@ -90,7 +85,7 @@ class OutletGuard:
         return self._private[host]
 
 
-class NewsSpider(JournaledSpider):
+class NewsSpider(PageSpider):
     name = "news"
     custom_settings = {"ITEM_PIPELINES": {"spiders.news.NewsStore": 300}}
 
@@ -119,55 +114,21 @@ class NewsSpider(JournaledSpider):
             url = rows[0]["url"]
             if (refused := self.guard.refusal(url) if is_crawlable(url) else Refusal.NOT_HTTP) is not None:
                 yield _item(key, url, error=ArticleReject.NOT_HTTP if refused == Refusal.NOT_HTTP
-                            else ArticleReject.OUTLET_NOT_ALLOWED, detail=f"{refused}: never requested")
+                            else ArticleReject.OUTLET_NOT_ALLOWED, detail=f"{refused}: never requested",
+                            fetch=fetch_record(None, str(refused), "not_fetched"))
                 continue
             yield self._request(key, url, min(r["event_date"] for r in rows), rows[0]["render"])
 
     def _request(self, key: str, url: str, day: date, render: str) -> Request:
         """The live page, or its archived copy (Wayback's capture nearest the earliest citing event's day)."""
-        meta: dict[str, Any] = {"key": key, "render": render, "handle_httpstatus_list": ERROR_STATUSES,
-                                "download_timeout": self.page_timeout, "archived": self.archive != "none"}
-        if render == "always":
-            meta |= browser_meta()
-        # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
-        # keeps every link to one first request).
-        return Request(archived(url, day, self.archive, self.base), callback=self.parse, errback=self.failed,
-                       meta=meta, dont_filter=True)
+        return self.ask(key, archived(url, day, self.archive, self.base), render=render,
+                        archived=self.archive != "none")
 
-    def parse(self, response: Response) -> Iterator[Any]:
-        meta = response.meta
-        html = response.text if isinstance(response, TextResponse) and _is_html(response) else None
-        rendered = bool(meta.get("playwright"))
-        # Chromium was redirected off the list (the proxy refused it), or a script navigated it there after load
-        refused = (policy_refusal(response) or _off_list(self.guard, response.url)) if rendered else None
-        if refused is not None:
-            if "static_html" in meta:  # the page as served stands, as when Chromium fails
-                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
-                static = served_as_is(response.request)  # type: ignore[arg-type]
-                yield self._page(static, meta["static_html"], rendered=False)
-                return
-            self.crawler.stats.inc_value(f"links/{ArticleReject.REDIRECT_NOT_ALLOWED}")
-            yield _item(meta["key"], self.cites[meta["key"]][0]["url"], final_url=response.url,
-                        error=ArticleReject.REDIRECT_NOT_ALLOWED, detail=f"redirected to {response.url} ({refused})")
-            return
-        if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
-            if (needed := rendering.render_reason(html)) is not None:
-                self.crawler.stats.inc_value(f"render/{needed}")
-                yield response.request.replace(  # type: ignore[union-attr]
-                    url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
-                          "dont_cache": True, "static_html": html, "static_status": response.status,
-                          "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
-                return
-        yield self._page(response, html, rendered=rendered)
+    def landed_off(self, response: Response) -> str | None:
+        """The proxy refused Chromium's navigation, or a script navigated it off the list after load."""
+        return policy_refusal(response) or _off_list(self.guard, response.url)
 
-    def render_failed(self, failure: Failure) -> Iterator[Any]:
-        """Chromium could not give the page (its scripts never settle, say): the page as served stands."""
-        request: Request = failure.request  # type: ignore[attr-defined]
-        self.crawler.stats.inc_value(f"render/failed/{failure_reason(failure)}")
-        yield self._page(served_as_is(request), request.meta["static_html"], rendered=False)
-
-    def _page(self, response: Response, html: str | None, *, rendered: bool) -> dict[str, Any]:
+    def page(self, response: Response, html: str | None, *, rendered: bool, reason: str) -> Iterator[Any]:
         meta = response.meta
         error = detail = None
         if response.status >= 400:
@@ -177,35 +138,35 @@ class NewsSpider(JournaledSpider):
             kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0]
             error, detail = ArticleReject.NOT_ARTICLE, f"not HTML ({kind or 'no Content-Type'})"
         url = self.cites[meta["key"]][0]["url"]
-        return _item(meta["key"], url, final_url=response.url, status=response.status, html=html, error=error,
-                     detail=detail, rendered=rendered, sha256=hashlib.sha256(response.body).hexdigest(),
-                     archive_url=response.url if meta["archived"] else None)
+        yield _item(meta["key"], url, final_url=response.url, status=response.status, html=html, error=error,
+                    detail=detail, rendered=rendered, sha256=hashlib.sha256(response.body).hexdigest(),
+                    archive_url=response.url if meta["archived"] else None,
+                    fetch=self.fetched_record(response, html, reason))
 
-    def failed(self, failure: Failure) -> Iterator[Any]:
-        request: Request = failure.request  # type: ignore[attr-defined]
-        key, reason = request.meta["key"], failure_reason(failure)
-        url = self.cites[key][0]["url"]
-        redirected = bool(request.meta.get("redirect_urls"))
-        if failure.check(IgnoreRequest) and reason == "already_fetched":
+    def missed(self, miss: Miss) -> Iterator[Any]:
+        if miss.cause == "already_fetched":
             return
-        if failure.check(IgnoreRequest) and reason == "robots_disallowed":
-            error, detail = ArticleReject.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(request.url).netloc} forbids it"
-        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED and redirected:
-            error, detail = ArticleReject.REDIRECT_NOT_ALLOWED, f"redirected to {request.url} ({reason})"
-        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED:
-            error, detail = ArticleReject.OUTLET_NOT_ALLOWED, f"{request.url}: {reason}"
+        if miss.landed:  # Chromium was redirected off the list, or a script took it there
+            error, detail = ArticleReject.REDIRECT_NOT_ALLOWED, f"redirected to {miss.url} ({miss.cause})"
+        elif miss.cause == "robots_disallowed":
+            error, detail = ArticleReject.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(miss.url).netloc} forbids it"
+        elif miss.cause in REFUSALS and miss.redirected:
+            error, detail = ArticleReject.REDIRECT_NOT_ALLOWED, f"redirected to {miss.url} ({miss.cause})"
+        elif miss.cause in REFUSALS:
+            error, detail = ArticleReject.OUTLET_NOT_ALLOWED, f"{miss.url}: {miss.cause}"
         else:
-            error, detail = ArticleReject.DEAD_LINK, reason
+            error, detail = ArticleReject.DEAD_LINK, miss.cause
         self.crawler.stats.inc_value(f"links/{error}")
-        yield _item(key, url, final_url=request.url, error=error, detail=detail)
+        yield _item(miss.key, self.cites[miss.key][0]["url"], final_url=miss.url, error=error, detail=detail,
+                    fetch=miss.fetch)
 
 
 def _item(key: str, url: str, *, final_url: str | None = None, status: int | None = None, html: str | None = None,
           error: ArticleReject | None = None, detail: str | None = None, rendered: bool = False,
-          sha256: str | None = None, archive_url: str | None = None) -> dict[str, Any]:
+          sha256: str | None = None, archive_url: str | None = None, fetch: dict[str, Any]) -> dict[str, Any]:
     return {"key": key, "url": url, "final_url": final_url, "status": status, "html": html,
             "error": str(error) if error else None, "detail": detail, "rendered": rendered, "sha256": sha256,
-            "archive_url": archive_url, "fetched_at": clock.fetched_at()}
+            "archive_url": archive_url, "fetched_at": clock.fetched_at(), "fetch": fetch}
 
 
 def _off_list(guard: OutletGuard, url: str) -> str | None:
@@ -214,11 +175,6 @@ def _off_list(guard: OutletGuard, url: str) -> str | None:
         return str(Refusal.NOT_HTTP)
     refused = guard.refusal(url, resolve=False)
     return None if refused is None else str(refused)
-
-
-def _is_html(response: TextResponse) -> bool:
-    kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
-    return kind in ("text/html", "application/xhtml+xml", "")
 
 
 class NewsStore(JournalPipeline):
@@ -254,10 +210,8 @@ class NewsStore(JournalPipeline):
             dropped = [_drop(row, ArticleReject(item["error"]), item["detail"]) for row in rows]
         fetched = item["status"] is not None and item["status"] < 400
         self.crawler.stats.inc_value("pages/stored")
-        self.journal.write(json.dumps({"key": item["key"], "fetched": fetched, "rendered": item["rendered"],
-                                       "articles": articles, "dropped": dropped}, ensure_ascii=False) + "\n")
-        self.journal.flush()
-        spider.fetched.add(item["key"])
+        self.write({"key": item["key"], "fetched": fetched, "rendered": item["rendered"], "fetch": item["fetch"],
+                    "articles": articles, "dropped": dropped})
         return item
 
     def close_spider(self) -> None:

@@ -18,17 +18,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import polars as pl
-from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response, TextResponse
-from twisted.python.failure import Failure as TwistedFailure
 
 from spiders import clock
 from spiders import render as rendering
-from spiders.browser import browser_meta, policy_refusal, served_as_is
-from spiders.errors import failure_reason
+from spiders.base import ERROR_STATUSES, REFUSALS, Miss, PageSpider, content_type, fetch_record
+from spiders.browser import policy_refusal
 from spiders.guard import HostGuard, Refusal
-from spiders.journal import JournaledSpider, JournalPipeline, entries
+from spiders.journal import JournalPipeline, entries
 from spiders.urls import canonical, is_crawlable, netloc
 from timelyqa.crawling import STATS, counted, scrapy_counts
 from timelyqa.files import write_parquet, write_text
@@ -36,14 +33,12 @@ from timelyqa.official.origin import is_named
 from timelyqa.official.pages import FETCH_SCHEMA, FETCHES, RENDERS, PageStore
 from timelyqa.official.reasons import Failure
 
-ERROR_STATUSES = list(range(400, 600))
-"""Error pages reach the spider, to fail with their status (after the retry a 5xx gets); redirects are followed."""
-_NEVER_ASKED = frozenset(r.value for r in Refusal)
+__all__ = ["ERROR_STATUSES", "FetchStore", "OfficialSpider"]  # ERROR_STATUSES: spiders.base's
 _MARKUP = frozenset({"text/html", "application/xhtml+xml", "text/xml", "application/xml", ""})
 _STRONGER = {"never": 0, "auto": 1, "always": 2}
 
 
-class OfficialSpider(JournaledSpider):
+class OfficialSpider(PageSpider):
     """Each page has a guard of its own (request.meta["guard"]): its own host:port only, for the request and every
     redirect, so a page asked for one recipe never follows a redirect to a host only another recipe names. A host may
     be a loopback, private or link-local address only when the operator named it (`named`: `host:port`, or `host`
@@ -84,85 +79,66 @@ class OfficialSpider(JournaledSpider):
             guard = self.guards.get(page)
             if (refused := guard.refusal(url) if guard is not None else Refusal.NOT_HTTP) is not None:
                 self.crawler.stats.inc_value(f"guard/{refused}")
-                yield _item(page, url, failure=Failure.HOST_NOT_ALLOWED, detail=f"{refused}: never requested")
+                yield _item(page, url, failure=Failure.HOST_NOT_ALLOWED, detail=f"{refused}: never requested",
+                            fetch=fetch_record(None, str(refused), "not_fetched"))
                 continue
             # Widened in place: the browser's policy proxy holds this very guard from the crawl's start.
             self.guard.hosts |= guard.hosts
             self.guard.named_private |= guard.named_private
-            meta: dict[str, Any] = {"key": page, "render": self.renders[page], "download_timeout": self.page_timeout,
-                                    "handle_httpstatus_list": ERROR_STATUSES, "guard": guard}
-            if self.renders[page] == "always":
-                meta |= browser_meta()
-            # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks
-            # (OnceMiddleware keeps every page to one first request).
-            yield Request(url, callback=self.parse, errback=self.failed, meta=meta, dont_filter=True)
+            yield self.ask(page, url, render=self.renders[page], guard=guard)
 
-    def parse(self, response: Response) -> Iterator[Any]:
-        meta = response.meta
-        html = response.text if isinstance(response, TextResponse) and _is_markup(response) else None
-        rendered = bool(meta.get("playwright"))
-        # Chromium follows redirects itself: the proxy holds it to every recipe's hosts together, so a page that
-        # ended on another recipe's host is refused here by its own guard, as Scrapy's redirects are.
-        own = self.guards.get(meta["key"])
-        refused = policy_refusal(response) if rendered else None
-        if rendered and refused is None and own is not None:
-            if (refused := own.refusal(response.url, resolve=False)) is not None:
-                self.crawler.stats.inc_value(f"guard/{refused}")  # the proxy counts its own refusals
-        if refused is not None:
-            yield _item(meta["key"], self.urls[meta["key"]], final_url=response.url, failure=Failure.HOST_NOT_ALLOWED,
-                        detail=f"redirected to {response.url} ({refused}): not read")
-            return
-        if html is not None and not rendered and meta["render"] == "auto" and response.status < 400:
-            if (needed := rendering.render_reason(html)) is not None:
-                self.crawler.stats.inc_value(f"render/{needed}")
-                yield response.request.replace(  # type: ignore[union-attr]
-                    url=response.url, callback=self.parse, errback=self.render_failed,
-                    meta={**meta, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
-                          "dont_cache": True, "static_html": html, "static_status": response.status,
-                          "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
-                return
-        yield self._page(response, html, rendered=rendered, why=_render_reason(meta, html, rendered))
+    def html_of(self, response: Response, *, rendered: bool) -> str | None:
+        """HTML, XHTML or XML, as Scrapy decoded it."""
+        return response.text if isinstance(response, TextResponse) and _is_markup(response) else None
 
-    def render_failed(self, failure: TwistedFailure) -> Iterator[Any]:
-        """Chromium could not give the page (its scripts never settle, say): the page as served stands, and says so."""
-        request: Request = failure.request  # type: ignore[attr-defined]
-        reason = failure_reason(failure)
-        self.crawler.stats.inc_value(f"render/failed/{reason}")
-        yield self._page(served_as_is(request), request.meta["static_html"], rendered=False,
-                         why=f"{request.meta['render_reason']}; Chromium failed ({reason})")
+    def landed_off(self, response: Response) -> str | None:
+        """Chromium follows redirects itself: the proxy holds it to every recipe's hosts together, so a page that
+        ended on another recipe's host is refused here by its own guard, as Scrapy's redirects are."""
+        if (refused := policy_refusal(response)) is not None:
+            return refused
+        own = self.guards.get(response.meta["key"])
+        if own is not None and (refused := own.refusal(response.url, resolve=False)) is not None:
+            self.crawler.stats.inc_value(f"guard/{refused}")  # the proxy counts its own refusals
+        return None if refused is None else str(refused)
 
-    def _page(self, response: Response, html: str | None, *, rendered: bool, why: str | None) -> dict[str, Any]:
+    def refused_landing(self, response: Response, refused: str) -> Iterator[Any]:
+        """A page that ended off its recipe's host is not read, not even as served: a recipe reads its own host."""
+        yield from self.missed(Miss(response.meta["key"], response.url, refused, f"redirect_{refused}",
+                                    redirected=True, landed=True))
+
+    def page(self, response: Response, html: str | None, *, rendered: bool, reason: str) -> Iterator[Any]:
         failure = detail = None
         if response.status >= 500 or response.status == 429:
             failure, detail = Failure.SITE_DOWN, f"http_{response.status}"
         elif response.status >= 400:
             failure, detail = Failure.PAGE_MISSING, f"http_{response.status}"
         elif html is None:
-            kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip()
+            kind = content_type(response)
             failure, detail = Failure.NOT_HTML, f"not HTML ({kind or 'no Content-Type'})"
         page = response.meta["key"]
-        return _item(page, self.urls[page], final_url=response.url, status=response.status,
-                     html=html if failure is None else None, failure=failure, detail=detail, rendered=rendered,
-                     render_reason=why)
+        yield _item(page, self.urls[page], final_url=response.url, status=response.status,
+                    html=html if failure is None else None, failure=failure, detail=detail, rendered=rendered,
+                    render_reason=_render_reason(response.meta, html, rendered, reason),
+                    fetch=self.fetched_record(response, html, reason))
 
-    def failed(self, failure: TwistedFailure) -> Iterator[Any]:
-        request: Request = failure.request  # type: ignore[attr-defined]
-        page, reason = request.meta["key"], failure_reason(failure)
-        if failure.check(IgnoreRequest) and reason == "already_fetched":
+    def missed(self, miss: Miss) -> Iterator[Any]:
+        if miss.cause == "already_fetched":
             return
-        if failure.check(IgnoreRequest) and reason == "robots_disallowed":
-            error, detail = Failure.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(request.url).netloc} forbids it"
-        elif failure.check(IgnoreRequest) and reason in _NEVER_ASKED:
+        if miss.landed:
+            error, detail = Failure.HOST_NOT_ALLOWED, f"redirected to {miss.url} ({miss.cause}): not read"
+        elif miss.cause == "robots_disallowed":
+            error, detail = Failure.ROBOTS_DISALLOWED, f"robots.txt of {urlsplit(miss.url).netloc} forbids it"
+        elif miss.cause in REFUSALS:
             error = Failure.HOST_NOT_ALLOWED
-            detail = (f"redirected to {request.url} ({reason}): never requested"
-                      if request.meta.get("redirect_urls") else f"{reason}: never requested")
-        elif reason == "body_too_large":
+            detail = f"redirected to {miss.url} ({miss.cause}): never requested" if miss.redirected else \
+                f"{miss.cause}: never requested"
+        elif miss.cause == "body_too_large":
             error, detail = Failure.NOT_HTML, "body_too_large: over the crawl's DOWNLOAD_MAXSIZE"
-        elif reason == "redirect_limit":
-            error, detail = Failure.PAGE_MISSING, reason
+        elif miss.cause == "redirect_limit":
+            error, detail = Failure.PAGE_MISSING, miss.cause
         else:  # no answer: refused, timed out, no such host, a cut body, Chromium's own errors
-            error, detail = Failure.SITE_DOWN, reason
-        yield _item(page, self.urls[page], final_url=request.url, failure=error, detail=detail)
+            error, detail = Failure.SITE_DOWN, miss.cause
+        yield _item(miss.key, self.urls[miss.key], final_url=miss.url, failure=error, detail=detail, fetch=miss.fetch)
 
 
 def _guard(url: str, named: frozenset[str]) -> HostGuard:
@@ -171,8 +147,11 @@ def _guard(url: str, named: frozenset[str]) -> HostGuard:
     return HostGuard(frozenset({where}), named_private=frozenset({where}) if is_named(where, named) else frozenset())
 
 
-def _render_reason(meta: dict[str, Any], html: str | None, rendered: bool) -> str | None:
-    """Why the page was (or was not) rendered, in spiders.render's words."""
+def _render_reason(meta: dict[str, Any], html: str | None, rendered: bool, reason: str) -> str | None:
+    """Why the page was (or was not) rendered, in spiders.render's words; a render that failed says which rule sent
+    the page to Chromium and why Chromium failed."""
+    if reason.startswith("render_failed_"):
+        return f"{meta['render_reason']}; Chromium failed ({reason.removeprefix('render_failed_')})"
     if rendered:
         return meta.get("render_reason", "render_always")
     if meta["render"] == "never":
@@ -182,14 +161,14 @@ def _render_reason(meta: dict[str, Any], html: str | None, rendered: bool) -> st
 
 def _item(page: str, url: str, *, final_url: str | None = None, status: int | None = None, html: str | None = None,
           failure: Failure | None = None, detail: str | None = None, rendered: bool = False,
-          render_reason: str | None = None) -> dict[str, Any]:
+          render_reason: str | None = None, fetch: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"page": page, "url": url, "final_url": final_url, "status": status, "html": html,
             "failure": str(failure) if failure else None, "detail": detail, "rendered": rendered,
-            "render_reason": render_reason, "fetched_at": clock.fetched_at()}
+            "render_reason": render_reason, "fetched_at": clock.fetched_at(), "fetch": fetch}
 
 
 def _is_markup(response: TextResponse) -> bool:
-    kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
+    kind = content_type(response).lower()
     return kind in _MARKUP or kind.endswith("+xml")
 
 
@@ -206,9 +185,7 @@ class FetchStore(JournalPipeline):
             item["sha256"] = spider.store.put(item["final_url"], datetime.fromisoformat(item["fetched_at"]),
                                               html.encode("utf-8"))
         self.crawler.stats.inc_value("pages/stored" if html is not None else f"pages/failed/{item['failure']}")
-        self.journal.write(json.dumps(item, ensure_ascii=False) + "\n")
-        self.journal.flush()
-        spider.fetched.add(item["page"])
+        self.write(item)
         return item
 
     def close_spider(self) -> None:

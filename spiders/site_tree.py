@@ -15,17 +15,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
-from scrapy.http import Response, TextResponse
-from scrapy.spidermiddlewares.httperror import HttpError
-from twisted.python.failure import Failure
+from scrapy.http import Response
 
 from spiders import clock, journal
 from spiders import render as rendering
-from spiders.browser import browser_meta, policy_refusal, served_as_is
+from spiders.base import ERROR_STATUSES, NEVER_ASKED, Miss, PageSpider, page_html
+from spiders.browser import browser_meta, served_as_is
 from spiders.clickables import clickables, static_hrefs
-from spiders.errors import failure_reason
-from spiders.guard import HostGuard, Refusal
+from spiders.guard import HostGuard
 from spiders.urls import TrapBounds, canonical, is_crawlable
 from timelyqa import page as pages
 
@@ -33,14 +30,10 @@ RENDERS = ("never", "always", "auto")
 JOURNAL = journal.JOURNAL
 """The crawl's journal: one line a page, appended and flushed as the page comes in (spiders/store.py)."""
 
-
-NEVER_ASKED = frozenset({*(r.value for r in Refusal), "already_fetched"})
-"""Why a request was refused before it went out; any other failure of a request is a row with its reason."""
-ERROR_STATUSES = list(range(400, 600))
-"""Error pages reach the spider and are recorded with their status; redirects are still followed."""
+__all__ = ["ERROR_STATUSES", "NEVER_ASKED", "SiteTreeSpider"]  # the first two now live in spiders.base
 
 
-class SiteTreeSpider(journal.JournaledSpider):
+class SiteTreeSpider(PageSpider):
     name = "site_tree"
     journal_key = "url"
     redirects_are_edges = True  # one row a final page (spiders.once.OnceMiddleware asks for it once)
@@ -97,16 +90,10 @@ class SiteTreeSpider(journal.JournaledSpider):
             self.crawler.stats.inc_value("pages/skipped/already_fetched")
             return
         rendered = bool(response.meta.get("playwright"))
-        html = _html(response, rendered=rendered)
-        if rendered and (refused := policy_refusal(response)) is not None:  # Chromium was redirected off the guard
-            if "static_html" in response.meta:  # the page as served stands, as when Chromium fails
-                self.crawler.stats.inc_value(f"render/failed/redirect_{refused}")
-                yield from self._page(served_as_is(response.request),  # type: ignore[arg-type]
-                                      key, response.meta["static_html"], rendered=False,
-                                      reason=f"render_failed_redirect_{refused}")
-            else:
-                yield self._unfetched(key, response.url, f"redirect_{refused}")
+        if rendered and (refused := self.landed_off(response)) is not None:  # Chromium was redirected off the guard
+            yield from self.refused_landing(response, refused)
             return
+        html = self.html_of(response, rendered=rendered)
         if moved := _navigated(response.url, key):
             # Under `auto` Chromium was handed the page as served, so a script took it elsewhere: that page as served
             # stands. Otherwise a redirect (Scrapy's or Chromium's own) or a script ended off the page asked for: a
@@ -120,41 +107,34 @@ class SiteTreeSpider(journal.JournaledSpider):
                                           key, response.meta["static_html"], rendered=False,
                                           reason=f"render_failed_{why}")
                 else:
-                    yield self._unfetched(key, response.url, why)
+                    yield from self._unfetched(key, response.url, why)
                 return
             final = canonical(response.url)
             yield from self._redirected(key, final)
             if final in self.fetched:
                 return
             key = final
-        reason = response.meta.get("render_reason") or ("render_always" if rendered else "render_never")
-        if html is not None and not rendered and self.render == "auto" and response.status < 400:
-            needed = rendering.render_reason(html)
-            if needed is not None:
-                yield self._render(response, key, needed, html)
-                return
-            reason = rendering.quiet_reason(html)
-        if html is None and not rendered:
-            reason = "not_html"
-        yield from self._page(response, key, html, rendered=rendered, reason=reason)
+        if (needed := self.needs_render(response, html)) is not None:
+            yield self.render_request(response, key, html or "", needed)
+            return
+        yield from self._page(response, key, html, rendered=rendered, reason=self.render_word(response, html))
 
-    def render_failed(self, failure: Failure) -> Iterator[Any]:
-        """Chromium could not give the page (its scripts never settle, say): the page as served stands, with why."""
-        request: Request = failure.request  # type: ignore[attr-defined]
-        # Playwright's TimeoutError here is the wait for the network to go quiet: the page's scripts never settle.
-        why = "scripts_never_settle" if type(failure.value).__name__ == "TimeoutError" else failure_reason(failure)
-        self.crawler.stats.inc_value(f"render/failed/{why}")
-        yield from self._page(served_as_is(request), request.meta["key"], request.meta["static_html"],
-                              rendered=False, reason=f"render_failed_{why}")
+    def html_of(self, response: Response, *, rendered: bool) -> str | None:
+        return page_html(response, rendered=rendered)
 
-    def _render(self, response: Response, key: str, reason: str, html: str) -> Request:
-        self.crawler.stats.inc_value(f"render/{reason}")
+    def page(self, response: Response, html: str | None, *, rendered: bool, reason: str) -> Iterator[Any]:
+        yield from self._page(response, response.meta["key"], html, rendered=rendered, reason=reason)
+
+    def render_request(self, response: Response, key: str, html: str, needed: str, **meta: Any) -> Request:
+        """A new request (the page may be one a redirect ended on), just before the page's links, with the links the
+        page has as served, which tell a link a script wrote from one the site wrote."""
+        self.crawler.stats.inc_value(f"render/{needed}")
         return Request(response.url, callback=self.parse, errback=self.render_failed, dont_filter=True,
                        priority=-self.depth[key] + 1,
-                       meta={"key": key, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": reason,
+                       meta={"key": key, **browser_meta(), **rendering.FROM_FETCHED, "render_reason": needed,
                              "dont_cache": True, "static_hrefs": sorted(static_hrefs(html)), "static_html": html,
                              "static_status": response.status, "handle_httpstatus_list": ERROR_STATUSES,
-                             "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000})
+                             "download_timeout": self.page_timeout + rendering.SETTLE_MS / 1000, **meta})
 
     def _page(self, response: Response, key: str, html: str | None, *, rendered: bool, reason: str
               ) -> Iterator[Any]:
@@ -179,6 +159,7 @@ class SiteTreeSpider(journal.JournaledSpider):
         item = {"url": key, "final_url": response.url, "status": response.status,
                 "fetched_at": clock.fetched_at(), "sha256": hashlib.sha256(response.body).hexdigest(),
                 "html": html, "error": error, "rendered": rendered, "render_reason": reason,
+                "fetch": self.fetched_record(response, html, reason),
                 "clickables": [{"href": c.href, "text": c.text, "kind": c.kind} for c in found]}
         here = self.depth[key]
         for target in self.links[key]:  # the links first: Scrapy takes a page's output in turn (CONCURRENT_ITEMS),
@@ -198,33 +179,22 @@ class SiteTreeSpider(journal.JournaledSpider):
         elif (known := self.depth.get(final)) is None or known > depth:
             self.depth[final], self.parent[final], self.root_of[final] = depth, via, root
 
-    def failed(self, failure: Failure) -> Iterator[Any]:
-        request: Request = failure.request  # type: ignore[attr-defined]
-        key = request.meta["key"]
-        reason = failure_reason(failure)
-        redirected = bool(request.meta.get("redirect_urls"))
-        if failure.check(HttpError):  # a redirect Scrapy would not follow (file:, ftp:, ...): the answer stands
-            target = failure.value.response.headers.get("Location", b"").decode("latin-1")  # type: ignore[union-attr]
-            yield self._unfetched(key, target or request.url, reason)
+    def missed(self, miss: Miss) -> Iterator[Any]:
+        if miss.cause == "already_fetched" and miss.redirected:  # the redirect ends on a page asked for already
+            yield from self._redirected(miss.key, canonical(miss.url))  # once.py canonicalised it too
             return
-        if failure.check(IgnoreRequest):
-            if reason == "already_fetched" and redirected:  # the redirect ends on a page asked for already
-                yield from self._redirected(key, canonical(request.url))  # once.py canonicalised it too
-                return
-            if not redirected and reason in NEVER_ASKED:
-                self.crawler.stats.inc_value(f"pages/skipped/{reason}")
-                return  # never requested (robots.txt, the guard, asked already): not a page
-            if redirected and reason != "redirect_limit":  # a redirect to where the crawl may not go
-                reason = f"redirect_{reason}"
-        yield self._unfetched(key, request.url, reason)
+        if miss.never_asked:  # never requested (robots.txt, the guard, asked already): not a page
+            self.crawler.stats.inc_value(f"pages/skipped/{miss.cause}")
+            return
+        self.crawler.stats.inc_value(f"pages/error/{miss.reason}")
+        self.links[miss.key] = []
+        self.fetched.add(miss.key)
+        yield {"url": miss.key, "final_url": miss.url, "status": None, "fetched_at": clock.fetched_at(),
+               "sha256": None, "html": None, "error": miss.reason, "rendered": False, "render_reason": "not_fetched",
+               "fetch": miss.fetch, "clickables": []}
 
-    def _unfetched(self, key: str, final_url: str, reason: str) -> dict[str, Any]:
-        self.crawler.stats.inc_value(f"pages/error/{reason}")
-        self.links[key] = []
-        self.fetched.add(key)
-        return {"url": key, "final_url": final_url, "status": None,
-                "fetched_at": clock.fetched_at(), "sha256": None, "html": None,
-                "error": reason, "rendered": False, "render_reason": "not_fetched", "clickables": []}
+    def _unfetched(self, key: str, final_url: str, reason: str) -> Iterator[Any]:
+        yield from self.missed(Miss(key, final_url, reason, reason, landed=True))
 
     def _reach(self, url: str, depth: int, parent: str | None, root: str) -> Iterator[Request]:
         """Record that `url` is `depth` clicks from `root` through `parent`, and what follows from that."""
@@ -256,24 +226,7 @@ class SiteTreeSpider(journal.JournaledSpider):
             stats.inc_value("budget/max_pages")
             return None
         self.requested.add(url)
-        meta: dict[str, Any] = {"key": url, "handle_httpstatus_list": ERROR_STATUSES,
-                                "download_timeout": self.page_timeout}
-        if self.render == "always":
-            meta |= browser_meta()
-        # dont_filter: a resumed crawl asks again for what the job folder saw but the journal lacks (OnceMiddleware
-        # keeps every page to one first request).
-        return Request(url, callback=self.parse, errback=self.failed, priority=-self.depth[url], meta=meta,
-                       dont_filter=True)
-
-
-def _html(response: Response, *, rendered: bool) -> str | None:
-    """The page's text as `timelyqa.page` decodes its bytes (the header's charset, the page's own declaration, or
-    the charset detected), or None when it is no HTML. A page Chromium built is the text Chromium gave."""
-    if not (isinstance(response, TextResponse) and _is_html(response)):
-        return None
-    if rendered:
-        return response.text
-    return pages.decode(response.body, response.headers.get("Content-Type", b"").decode("latin-1") or None)[0]
+        return self.ask(url, url, render=self.render, priority=-self.depth[url])
 
 
 def _navigated(url: str, key: str) -> str | None:
@@ -281,8 +234,3 @@ def _navigated(url: str, key: str) -> str | None:
     if not is_crawlable(url):
         return "not_http"
     return "away" if canonical(url) != key else None
-
-
-def _is_html(response: TextResponse) -> bool:
-    kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0].strip().lower()
-    return kind in ("text/html", "application/xhtml+xml", "")

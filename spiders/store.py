@@ -28,9 +28,7 @@ class CrawlStore(JournalPipeline):
     def process_item(self, item: dict[str, Any]) -> dict[str, Any]:
         if "redirect" not in item:  # a page (else an edge of the click graph)
             self.crawler.stats.inc_value("pages/stored")
-        # ASCII: a page's text may hold what UTF-8 cannot write (a lone surrogate), and must not cost its line
-        self.journal.write(json.dumps(item) + "\n")
-        self.journal.flush()
+        self.write(item)
         return item
 
     def close_spider(self) -> None:
