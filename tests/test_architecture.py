@@ -152,3 +152,10 @@ def test_a_circle_through_a_function_local_import_is_found_and_named(tmp_path: P
     (tmp_path / "flows" / "a.py").write_text("import spiders.b\n")
     (tmp_path / "spiders" / "b.py").write_text("")
     assert import_circles(project_graph(tmp_path)) == [["timelyqa.source", "timelyqa.steps", "timelyqa.writer"]]
+
+
+def test_no_module_of_the_core_spiders_flows_or_publish_is_over_400_lines() -> None:
+    long = {str(path.relative_to(ROOT)): n for package in ("timelyqa", "spiders", "flows", "publish")
+            for path in sorted((ROOT / package).rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    assert not long, f"split these: {long}"
