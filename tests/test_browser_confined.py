@@ -20,6 +20,7 @@ from spiders.render import browser_path
 from spiders.run import command
 from tests.sites import Page, Site, SiteServer
 from tests.witness import Witness
+from timelyqa.site_tree import extract as extraction
 
 pytestmark = pytest.mark.slow  # Scrapy in its own process, and Chromium
 
@@ -76,6 +77,7 @@ def crawl(tmp_path_factory: pytest.TempPathFactory) -> dict:
         proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300, check=False)
         assert proc.returncode == 0, proc.stderr[-3000:]
         asked = list(site.requests)
+    extraction.run(out, workers=0)  # the stage after the crawl that writes pages.parquet (spiders.run.crawl runs it)
     stats = json.loads((out / "all_stats.json").read_text())
     refused = [tuple(r) for r in json.loads((out / "proxy_refused.json").read_text())]
     pages = {urlsplit(r["url"]).path: r for r in pl.read_parquet(out / "pages.parquet").iter_rows(named=True)}
