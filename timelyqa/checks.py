@@ -6,7 +6,10 @@ import ipaddress
 import json
 import re
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import urlsplit
+
+from pydantic import AfterValidator
 
 from timelyqa import urls
 from timelyqa.errors import ConfigError
@@ -61,6 +64,10 @@ def out_folder(path: Path, option: str = "--out") -> Path:
         raise ConfigError(f"{option} {path}: a file is there, not a folder; give a folder (made when missing)")
     _no_file_above(path, option)
     return path
+
+
+OutFolder = Annotated[Path, AfterValidator(lambda out: out_folder(out, "--out"))]
+"""A request's `out`: a folder that is there or can be made there (out_folder), refused in one line naming --out."""
 
 
 def out_file(path: Path, option: str = "--out") -> Path:

@@ -45,7 +45,7 @@ class NewsRequest(Settings):
     """The day pages `start`..`end` (by default the `days` before today) from `api` or `dump`, or a bundled
     `archive_dir`; the articles they cite on the outlets of `outlets`; the questions' settings."""
 
-    out: Path
+    out: checks.OutFolder
     api: str | None = None
     dump: Path | None = None
     archive_dir: Path | None = None
@@ -59,11 +59,6 @@ class NewsRequest(Settings):
     archive_base: str | None = None
     user_agent: str | None = None
     llm_secret_block: str | None = None
-
-    @field_validator("out")
-    @classmethod
-    def _out(cls, out: Path) -> Path:
-        return checks.out_folder(out, "--out")
 
     @field_validator("api", "archive_base")
     @classmethod

@@ -23,7 +23,7 @@ class OfficialRequest(Settings):
     """`recipes` (or a bundled world, `bundle`) checked at the clocks `at`, the history in `state` (default
     `out/state`), and the source's rows built into `out`."""
 
-    out: Path
+    out: checks.OutFolder
     recipes: Path | None = None
     bundle: Path | None = None
     state: Path | None = None
@@ -34,11 +34,6 @@ class OfficialRequest(Settings):
     allow_hosts: list[str] = Field(default_factory=list, description="private hosts recipes may reach")
     repair: bool = False
     llm_secret_block: str | None = None
-
-    @field_validator("out")
-    @classmethod
-    def _out(cls, out: Path) -> Path:
-        return checks.out_folder(out, "--out")
 
     @field_validator("state")
     @classmethod

@@ -23,7 +23,7 @@ class SiteTreeRequest(Settings):
     """A crawl of `roots` (or of the bundled `site`, served for the run) into pages and a click graph, and questions
     by click depth from it; or, with `crawl`, questions from a crawl already finished."""
 
-    out: Path
+    out: checks.OutFolder
     """The command's `--out` (the crawl's folder, or the questions'); the flow's run folder (crawl in out/crawl)."""
     roots: list[str] | None = None
     site: Path | None = None
@@ -41,11 +41,6 @@ class SiteTreeRequest(Settings):
     dask_address: str | None = None
     shard_prefixes: list[str] = Field(default_factory=list, description="path prefixes a site is split by, a shard "
                                       "each (`/docs/`, or `http://host:port/docs/` for one of several sites)")
-
-    @field_validator("out")
-    @classmethod
-    def _out(cls, out: Path) -> Path:
-        return checks.out_folder(out, "--out")
 
     @field_validator("roots")
     @classmethod

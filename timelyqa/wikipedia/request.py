@@ -24,7 +24,7 @@ class WikipediaRequest(Settings):
     """Pages from `dump` or `api`, the window `start`..`end` (a missing end: the last midnight UTC; a missing start:
     `days` before it), the questions' settings, and the release whose rows are answered again."""
 
-    out: Path
+    out: checks.OutFolder
     dump: Path | None = None
     api: str | None = None
     start: str | None = None
@@ -38,11 +38,6 @@ class WikipediaRequest(Settings):
     user_agent: str | None = None
     previous: Path | None = None
     llm_secret_block: str | None = None
-
-    @field_validator("out")
-    @classmethod
-    def _out(cls, out: Path) -> Path:
-        return checks.out_folder(out, "--out")
 
     @field_validator("api")
     @classmethod
