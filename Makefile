@@ -93,10 +93,10 @@ test: setup-test model browser pydocs pgdocs faketime sandbox postgres
 
 # The inner loop: every test but the end-to-end ones marked `slow` (a real Prefect server, the real model, the demo,
 # the installed command, whole pipelines through Oxigraph), in under a minute; needs neither llama.cpp nor the model.
-# Three workers on the two cores (pytest-xdist): the fast tests wait on servers, sandboxes and sleeps as much as they
-# compute, and a third worker fills those waits (53 s here).
+# A worker a core (pytest-xdist): each worker collects the whole suite first (about 15 s of imports), so a third
+# worker on two cores now costs more than the waits it fills (51 s here with two, 55 s with three).
 check: setup sandbox
-	$(VENV)/bin/pytest -m "not slow" -q -n 3
+	$(VENV)/bin/pytest -m "not slow" -q -n auto
 
 bench: setup
 	$(VENV)/bin/python scripts/bench.py

@@ -157,6 +157,7 @@ def test_a_timeout_is_retried_with_backoff(server: ScriptedLLM) -> None:
     assert sleeps == [0.25] and llm.usage.retries == 1 and llm.usage.calls == 2
 
 
+@pytest.mark.slow
 def test_timeouts_past_the_retries_raise_a_transient_error_naming_the_endpoint(server: ScriptedLLM) -> None:
     server.then(*[Step(delay=1.0) for _ in range(3)])
     llm, sleeps = make(server, timeout=0.3, retries=2, backoff=1.0)

@@ -29,6 +29,8 @@ from timelyqa.news.source import SOURCE
 from timelyqa.quality import QualityReject
 from timelyqa.record import Split
 
+pytestmark = pytest.mark.slow  # real model stand-ins and real pages: a second or more a test, in make test
+
 STABLE, YEAR = "Unlikely to change over time", "May change within one year"
 MALFORMED = Step(content="Yes, this article is clearly about the event.")
 RELEVANT = reply({"reason": "Both report the same event.", "relevant": True})

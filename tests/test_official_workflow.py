@@ -138,6 +138,7 @@ def test_a_workflow_sees_the_clock_in_its_zone_and_none_of_the_parents_secrets(
         "a private home inside the sandbox, nowhere on the machine"
 
 
+@pytest.mark.slow
 def test_a_workflow_past_its_time_limit_is_killed_with_its_children(tmp_path: Path) -> None:
     token = f"timelyqa-test-{uuid.uuid4().hex}"
     body = ("import subprocess, sys, time\n"

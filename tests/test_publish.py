@@ -220,6 +220,7 @@ def test_two_releases_each_load_their_own_rows_at_their_tag(hub: HubServer, rele
         first / splits_of(first)["news"]["train"])["id"].to_list()
 
 
+@pytest.mark.slow
 def test_an_existing_tag_is_refused_before_anything_is_sent(hub: HubServer, releases: tuple[Path, Path],
                                                              tmp_path: Path) -> None:
     first, _ = releases
@@ -257,6 +258,7 @@ def test_a_publish_stopped_before_the_tag_leaves_no_tag_and_running_it_again_com
     assert state(hub) == (head, {**tags, V2: head}, commits)
 
 
+@pytest.mark.slow
 def test_a_commit_whose_answer_is_lost_is_not_made_twice(hub: HubServer, releases: tuple[Path, Path]) -> None:
     first, _ = releases
     hub.fail_next("commit", 0, after_apply=True)  # the commit lands, then the connection drops
@@ -307,6 +309,7 @@ def test_a_retry_after_given_as_an_http_date_is_honoured(hub: HubServer, release
     assert [s.status for s in hub.calls("refs")][-2:] == [503, 200] and result.tag == V1
 
 
+@pytest.mark.slow
 def test_a_wrong_token_fails_with_one_line_that_does_not_hold_it(
         hub: HubServer, releases: tuple[Path, Path], capfd: pytest.CaptureFixture[str],
         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:

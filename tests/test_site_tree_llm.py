@@ -32,6 +32,8 @@ from timelyqa.site_tree.candidates import trim
 from timelyqa.site_tree.llm import SiteLLMWriter
 from timelyqa.site_tree.source import SOURCE
 
+pytestmark = pytest.mark.slow  # real model stand-ins and real pages: a second or more a test, in make test
+
 SETTINGS = pipeline.Settings(domain="conference", pages_per_root=6, pairs_per_root=4)
 ACCEPT, REJECT = reply({"reason": "Correct, concise and needs the page.", "decision": True}), \
     reply({"reason": "The query is unnatural.", "decision": False})

@@ -22,6 +22,8 @@ from timelyqa.site_tree import pipeline
 from timelyqa.site_tree.facts import FACT_DTYPE
 from timelyqa.site_tree.gate import rules
 
+pytestmark = pytest.mark.slow  # real model stand-ins and real pages: a second or more a test, in make test
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "site_tree" / "python_docs"
 BASE = "http://127.0.0.1:47421/"
 SITE = "On the Python 3.11.2 documentation website, "

@@ -92,6 +92,7 @@ def test_every_reject_reason_is_snake_case_unique_and_explained_in_the_card() ->
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in CRAWLED else n for n in REGISTERED])
+@pytest.mark.slow
 def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tmp_path: Path) -> None:
     spec = sources()[name]
     manifest = spec.run_on([ROOT / p for p in spec.fixtures], tmp_path / name, None, crawl=spiders_run.crawl)
@@ -114,6 +115,7 @@ def test_each_source_runs_on_its_fixtures_through_the_stage_writer(name: str, tm
     assert dated.filter(pl.col("answer_value").struct.field("date").is_null()).is_empty()
 
 
+@pytest.mark.slow
 def test_a_new_source_needs_one_module_and_one_registry_entry(toy: SourceSpec, tmp_path: Path) -> None:
     import datasets
 

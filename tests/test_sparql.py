@@ -188,6 +188,7 @@ def test_ping_on_a_busy_server_stays_transient() -> None:
     assert err.value.retry_after == 30.0 and "503" in str(err.value)
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_times_out() -> None:
     never = threading.Event()
 

@@ -371,6 +371,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Sparql
 
 
 @pytest.mark.parametrize("plan", [True, False])
+@pytest.mark.slow
 def test_batches_give_every_generated_question_the_verdict_of_its_own_query(
         generated: tuple[SparqlEndpoint, dict[str, Case]], plan: bool) -> None:
     endpoint, cases = generated

@@ -329,6 +329,7 @@ def test_run_stops_before_writing_anything(tmp_path: Path, good_dump: Path, name
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_reading_a_dump_closes_the_file(tmp_path: Path, good_dump: Path) -> None:
     gc.collect()  # what earlier tests in this worker left unclosed is theirs, not this reader's
     with warnings.catch_warnings(record=True) as caught:

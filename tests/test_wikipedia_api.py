@@ -134,6 +134,7 @@ def test_the_window_is_open_at_its_start_and_closed_at_its_end() -> None:
 # --- politeness ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("concurrency", [1, 2, 3])
+@pytest.mark.slow
 def test_never_more_requests_in_flight_than_allowed_and_every_one_identified(concurrency: int) -> None:
     world = make_world(14, pages=12)
     with MediaWikiDouble(world.pages, latency=0.01) as wiki:
@@ -217,6 +218,7 @@ def _last_ids(world: World) -> list[int | None]:
     return out
 
 
+@pytest.mark.slow
 def test_one_client_shared_by_many_threads_keeps_the_limit(world: World) -> None:
     with MediaWikiDouble(world.pages, latency=0.01) as wiki:
         found = _ask_many(client(wiki, concurrency=2), world, threads=6)

@@ -157,6 +157,7 @@ def test_questions_match_the_histories(worlds: dict, seed: int, tmp_path: Path) 
     assert {"setting_key", "reverted_in_window"} <= set(rejected["reason"])
 
 
+@pytest.mark.slow
 def test_bz2_and_any_page_or_revision_order_give_the_same_release(worlds: dict, tmp_path: Path) -> None:
     world, path = worlds[1]
     plain, _, _ = _run(world, path, tmp_path / "plain")
