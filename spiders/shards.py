@@ -162,11 +162,11 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int,
     """For each shard (by key), the entries it should be started with: every link from another shard's fetched
     page into a page it owns (`owner`: by site when not given) within `max_depth`, and every redirect of another
     shard's page into one (at that page's depth: a redirect is no click), at its shortest depth, unless the shard
-    already holds that page as near; plus the entries it was given before (a target it refused stays given, so
-    rounds end). A shard that has not run yet holds nothing."""
+    already holds that page as near (and as near through a linking page first in URL order: the spider's tie-break);
+    plus the entries it was given before (a target it refused stays given, so rounds end). A shard that has not run yet holds nothing."""
     owner = owner or (lambda url: site if (site := netloc(url)) in folders else None)
     best: dict[str, Entry] = {}
-    depth_in: dict[str, dict[str, int]] = {key: {} for key in folders}
+    held_in: dict[str, dict[str, tuple[int, str]]] = {key: {} for key in folders}  # url -> its _rank in the shard
 
     def offer(target: str, key: str, entry: Entry) -> None:
         if (where := owner(target)) is not None and where != key and \
@@ -178,7 +178,8 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int,
             continue
         pages = pl.read_parquet(folder / FETCHED,
                                 columns=["url", "depth", "parent", "root_url", "error", "final_url", "clickables"])
-        depth_in[key] = {u: d for u, d in zip(pages["url"], pages["depth"], strict=True) if d is not None}
+        held_in[key] = {u: _rank((u, d, p, r)) for u, d, p, r in pages.select("url", "depth", "parent", "root_url")
+                        .iter_rows() if d is not None}
         for url, depth, parent, root, error, final, found in pages.iter_rows():
             if depth is None:
                 continue
@@ -194,8 +195,8 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int,
     for key, folder in folders.items():
         kept = {e[0]: e for e in given(folder)}
         for target, entry in best.items():
-            held = depth_in[key].get(target)
-            if owner(target) == key and (held is None or held > entry[1]) and \
+            held = held_in[key].get(target)
+            if owner(target) == key and (held is None or held > _rank(entry)) and \
                     (target not in kept or _rank(kept[target]) > _rank(entry)):
                 kept[target] = entry
         wanted[key] = sorted(kept.values())
@@ -203,7 +204,7 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int,
 
 
 def _rank(entry: Entry) -> tuple[int, str]:
-    """Entries by depth, then linking page (a root's redirect has none)."""
+    """Entries by depth, then linking page (a root's redirect has none), as the spider ranks its paths."""
     return entry[1], entry[2] or ""
 
 

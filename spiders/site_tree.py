@@ -176,7 +176,7 @@ class SiteTreeSpider(PageSpider):
         depth, via, root = self.depth[key], self.parent[key], self.root_of[key]
         if final in self.fetched:
             yield from self._reach(final, depth, via, root)
-        elif (known := self.depth.get(final)) is None or known > depth:
+        elif self._nearer(final, depth, via, root):
             self.depth[final], self.parent[final], self.root_of[final] = depth, via, root
 
     def missed(self, miss: Miss) -> Iterator[Any]:
@@ -202,10 +202,9 @@ class SiteTreeSpider(PageSpider):
         while work:
             page, d, via = work.pop()
             page = self.alias.get(page, page)
-            known = self.depth.get(page)
-            if known is not None and known <= d:
-                continue  # already as near or nearer
-            if known is None and d > self.max_depth:
+            if not self._nearer(page, d, via, root):
+                continue  # already as near or nearer, through the same or a first parent
+            if page not in self.depth and d > self.max_depth:
                 self.beyond.add(page)  # beyond the limit, unless a shorter path turns up later: counted at the end
                 continue
             self.depth[page], self.parent[page], self.root_of[page] = d, via, root
@@ -213,6 +212,18 @@ class SiteTreeSpider(PageSpider):
                 work += [(t, d + 1, page) for t in self.links[page]]
             elif page not in self.requested and d <= self.max_depth and (r := self._request(page, via)):
                 yield r
+
+    def _nearer(self, page: str, depth: int, via: str | None, root: str) -> bool:
+        """Whether reaching `page` through `via` changes what is known of it: a shorter path; as short a path through a
+        parent first in URL order; or its parent's root, moved. A page's parent and root are thus the same whatever
+        order its pages are fetched in (and the same in a shard as in one process: spiders/shards.py ranks alike)."""
+        known = self.depth.get(page)
+        if known is None or depth < known:
+            return True
+        if depth > known:
+            return False
+        held = self.parent[page]
+        return (via or "") < (held or "") or (via == held and root != self.root_of[page])
 
     def _request(self, url: str, parent: str | None) -> Request | None:
         stats = self.crawler.stats

@@ -198,3 +198,26 @@ def test_a_redirect_loop_is_a_page_with_its_reason_and_the_crawl_goes_on(tmp_pat
     assert errors["/loop-a"] == "redirect_limit" and errors["/fine"] is None
     assert sum(hops.values()) <= 6, "the loop is cut after a bounded number of hops"
     assert stats["errors"] == {"redirect_limit": 1}
+
+
+def test_a_page_as_near_through_two_pages_takes_the_first_in_url_order_whichever_answered_first(
+        tmp_path: Path) -> None:
+    # /x is two clicks from either root: through /b, which answers at once, and through /a, which answers 0.4 s
+    # later; the first parent in URL order stands, and its root, down to the page below (so one process and a
+    # crawl sharded any way give the same parents)
+    site = Site("ties", {
+        "/": Page("/", "Home", "<p>One.</p>", links=[("/b", "B")]),
+        "/start": Page("/start", "Start", "<p>Two.</p>", links=[("/a", "A")]),
+        "/a": Page("/a", "A", "<p>Slow.</p>", links=[("/x", "X")], delay=0.4),
+        "/b": Page("/b", "B", "<p>Fast.</p>", links=[("/x", "X")]),
+        "/x": Page("/x", "X", "<p>Shared.</p>", links=[("/y", "Y")]),
+        "/y": Page("/y", "Y", "<p>Below.</p>"),
+    })
+    with SiteServer(site) as server:
+        run(server, tmp_path / "out", roots=json.dumps([server.url + "/", server.url + "/start"]))
+        asked = [p for p in server.requests if p != "/robots.txt"]
+    pages = pl.read_parquet(tmp_path / "out" / "pages.parquet")
+    rows = {path_of(r["url"]): (r["depth"], r["parent"] and path_of(r["parent"]), path_of(r["root_url"]))
+            for r in pages.iter_rows(named=True)}
+    assert rows["/x"] == (2, "/a", "/start") and rows["/y"] == (3, "/x", "/start")
+    assert rows["/b"] == (1, "/", "/") and max(Counter(asked).values()) == 1
