@@ -11,6 +11,10 @@ rendered pages/s through Chromium, in one run; its figures go under "crawl" in o
    pages/s. Both ways must give every page the same clickables and content.
 3. Rendered: a smaller crawl of the same site with `render always` (every page through Chromium, its start
    included); reported, no target.
+4. The store at the crawl's end (spiders/store.py): fetched.parquet, links.parquet and the stats from a journal of
+   the same number of pages of `STORE_KB` KB each, and from one of a quarter of them, each in a process of its own;
+   the memory each adds at its peak. Target: what the larger journal costs more <= 0.25x of how much larger it is
+   (memory bounded whatever the site's size; holding the journal whole cost 4.8x).
 
 Timings are wall seconds, best of `repeat` runs (crawl and parse alone take turns, so both see the same machine);
 CPU seconds beside them (the crawl's processes; the server's threads run in this one, so their CPU is this
@@ -22,6 +26,7 @@ from __future__ import annotations
 import json
 import resource
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,6 +41,8 @@ from spiders.run import crawl
 from timelyqa.localsite import LocalSite
 
 RATIO_TARGET = 0.8
+STORE_TARGET = 0.25
+STORE_KB = 100
 CONTENT = ("title", "markdown", "text", "facts")
 
 
@@ -78,6 +85,60 @@ def parse_alone(stored: list[dict[str, Any]]) -> dict[str, float]:
     return {"pages": len(stored), "seconds": seconds, "cpu_seconds": cpu, "same": same}
 
 
+def store_journal(folder: Path, pages: int, kb: int = STORE_KB) -> int:
+    """A crawl's journal of `pages` pages of `kb` KB of text and 40 links each; its size in bytes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "pages.jsonl").open("w", encoding="utf-8") as journal:
+        for n in range(pages):
+            url = f"http://127.0.0.1:8000/p/{n}.html"
+            journal.write(json.dumps({
+                "url": url, "final_url": url, "status": 200, "fetched_at": "2026-11-20T09:00:00+00:00",
+                "sha256": f"{n:064x}", "html": f"<p>{n}</p>" + "lorem ipsum " * (kb * 1024 // 12), "error": None,
+                "rendered": False, "render_reason": "render_never", "fetch": {"status": 200, "reason": None},
+                "clickables": [{"href": f"http://127.0.0.1:8000/p/{(n * 7 + k) % pages}.html", "text": f"Page {k}",
+                                "kind": "anchor"} for k in range(40)]}) + "\n")
+    return (folder / "pages.jsonl").stat().st_size
+
+
+def store_alone(folder: Path, pages: int) -> None:
+    """The store's end over the journal in `folder`, in this process: its peak memory over the process's before."""
+    from scrapy import Spider
+    from scrapy.utils.test import get_crawler
+
+    from spiders.store import CrawlStore
+
+    urls = [f"http://127.0.0.1:8000/p/{n}.html" for n in range(pages)]
+    crawler = get_crawler(Spider)
+    crawler.spider = type("Done", (), {"out": str(folder), "beyond": set(),  # type: ignore[assignment]
+                                       "depth": {u: n % 7 for n, u in enumerate(urls)},
+                                       "parent": dict.fromkeys(urls), "root_of": dict.fromkeys(urls, urls[0])})()
+    store = CrawlStore(crawler)
+    store.journal = (folder / "pages.jsonl").open("a", encoding="utf-8")
+    before, started = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+    store.close_spider()
+    seconds = time.perf_counter() - started
+    print(json.dumps({"held_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024,
+                      "seconds": seconds}))
+
+
+def measure_store(work: Path, pages: int) -> dict[str, float]:
+    """The store's end over journals of a quarter of `pages` and of `pages` pages: the memory it holds at each, and
+    how much more it holds for the larger one against how much larger that journal is (0 when memory is bounded,
+    over 1 when the journal is held whole)."""
+    held = {}
+    for n in (max(pages // 4, 1), pages):
+        size = store_journal(work / str(n), n)
+        proc = subprocess.run([sys.executable, __file__, "--store", str(work / str(n)), str(n)], capture_output=True,
+                              text=True, check=True)
+        held[n] = (size, json.loads(proc.stdout.splitlines()[-1]))
+        shutil.rmtree(work / str(n))
+    (small, low), (size, high) = held.values()
+    return {"store_pages": pages, "store_journal_mb": round(size / 2**20, 1),
+            "store_held_mb": round(high["held_mb"], 1), "store_seconds": round(high["seconds"], 2),
+            "store_quarter_held_mb": round(low["held_mb"], 1),
+            "store_growth_over_journal": round(max(high["held_mb"] - low["held_mb"], 0) * 2**20 / (size - small), 3)}
+
+
 def measure(work: Path, *, pages: int = 2000, render_pages: int = 80, repeat: int = 1, seed: int = 0
             ) -> dict[str, float]:
     """Write the site, serve it, and time the crawl, parse alone and the rendered crawl."""
@@ -98,6 +159,8 @@ def measure(work: Path, *, pages: int = 2000, render_pages: int = 80, repeat: in
         if render_pages:
             print(f"  rendering {render_pages} pages through Chromium", flush=True)
             r = crawl_once(server.url, work / "rendered", pages=render_pages, render="always")
+    print(f"  the store's end over a journal of {pages:,} pages of {STORE_KB} KB", flush=True)
+    stored = measure_store(work / "store", pages)
     shutil.rmtree(work, ignore_errors=True)
     crawl_rate = best_crawl["pages"] / best_crawl["seconds"]
     parse_rate = best_parse["pages"] / best_parse["seconds"]
@@ -110,7 +173,7 @@ def measure(work: Path, *, pages: int = 2000, render_pages: int = 80, repeat: in
         "parse_pages": best_parse["pages"], "parse_seconds": round(best_parse["seconds"], 2),
         "parse_cpu_seconds": round(best_parse["cpu_seconds"], 2), "parse_pages_per_s": round(parse_rate, 1),
         "parse_same_as_crawl": best_parse["same"],
-        "crawl_over_parse": round(crawl_rate / parse_rate, 3),
+        "crawl_over_parse": round(crawl_rate / parse_rate, 3), **stored,
     }
     if render_pages:
         figures |= {"rendered_pages": r["pages"], "rendered_seconds": round(r["seconds"], 2),
@@ -141,10 +204,19 @@ def report(f: dict[str, float]) -> list[str]:
           f"{'ok' if same else 'MISSED'}")
     if not same:
         missed.append(f"parse alone differs from the crawl on {f['parse_pages'] - f['parse_same_as_crawl']:,} pages")
+    ok = f["store_growth_over_journal"] <= STORE_TARGET
+    print(f"  the store's end: {f['store_held_mb']:,.0f} MB held at its peak over a {f['store_journal_mb']:,.0f} MB "
+          f"journal ({f['store_pages']:,} pages, {f['store_seconds']:.1f} s), {f['store_quarter_held_mb']:,.0f} MB over "
+          f"a quarter of it: {f['store_growth_over_journal']:.2f}x of the journal's growth   "
+          f"target <= {STORE_TARGET:.2f}x   {'ok' if ok else 'MISSED'}")
+    if not ok:
+        missed.append(f"store_growth_over_journal {f['store_growth_over_journal']:.2f} > {STORE_TARGET}")
     return missed
 
 
-if __name__ == "__main__":  # the crawl part alone: bench_crawl.py [pages [render_pages [repeat]]]
+if __name__ == "__main__" and sys.argv[1:2] == ["--store"]:  # measure_store's process: --store folder pages
+    store_alone(Path(sys.argv[2]), int(sys.argv[3]))
+elif __name__ == "__main__":  # the crawl part alone: bench_crawl.py [pages [render_pages [repeat]]]
     sizes = [int(a) for a in sys.argv[1:4]]
     sys.exit(1 if report(measure(Path("out/bench/crawl-work"), **dict(zip(("pages", "render_pages", "repeat"),
                                                                             sizes, strict=False)))) else 0)

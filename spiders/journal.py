@@ -18,19 +18,40 @@ JOURNAL = "pages.jsonl"
 
 def entries(out: str | Path) -> Iterator[dict[str, Any]]:
     """The journal's lines in `out`, in order; the line a kill cut short is left out (that page is asked again)."""
+    for _, entry in indexed(out):
+        yield entry
+
+
+def indexed(out: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """`entries`, each with the byte offset of its line, which `at` reads again without the lines around it."""
     journal = Path(out) / JOURNAL
     if not journal.is_file():
         return
-    with journal.open(encoding="utf-8") as lines:
+    with journal.open("rb") as lines:
+        offset = 0
         for line in lines:
-            if not line.endswith("\n"):
+            if not line.endswith(b"\n"):
                 return  # the last line, cut short by a kill
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(entry, dict):
-                yield entry
+            if (entry := _entry(line)) is not None:
+                yield offset, entry
+            offset += len(line)
+
+
+def at(journal: IO[bytes], offset: int) -> dict[str, Any]:
+    """The entry whose line starts at `offset` of the open journal (an offset `indexed` gave)."""
+    journal.seek(offset)
+    entry = _entry(journal.readline())
+    if entry is None:
+        raise ValueError(f"{getattr(journal, 'name', 'journal')}: no entry at byte {offset}")
+    return entry
+
+
+def _entry(line: bytes) -> dict[str, Any] | None:
+    try:
+        entry = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 class JournaledSpider(Spider):

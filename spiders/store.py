@@ -8,12 +8,14 @@ from typing import Any
 
 import polars as pl
 
-from spiders.journal import JournalPipeline, entries
+from spiders.journal import JOURNAL, JournalPipeline, at, indexed
 from timelyqa.crawling import STATS, by_prefix, scrapy_counts
-from timelyqa.files import write_parquet, write_text
-from timelyqa.site_tree.extract import FETCHED, FETCHED_SCHEMA, PAGE_SCHEMA, PAGES, page_counts
+from timelyqa.files import parquet_rows, write_text
+from timelyqa.site_tree.extract import FETCHED, FETCHED_SCHEMA, PAGE_SCHEMA, PAGES, PART_PAGES, page_counts
 
 LINK_SCHEMA = pl.Schema({"from": pl.String(), "to": pl.String(), "text": pl.String(), "kind": pl.String()})
+LINK_ROWS = 10_000
+"""Edges a row group of links.parquet: the most held at once."""
 __all__ = ["LINK_SCHEMA", "PAGE_SCHEMA", "CrawlStore", "crawl_stats"]
 
 
@@ -35,27 +37,64 @@ class CrawlStore(JournalPipeline):
         self.journal.close()
         spider: Any = self.crawler.spider
         out = Path(spider.out)
-        journal = list(entries(out))
-        pages = [p for p in journal if "url" in p]
-        redirects = [{"from": e["redirect"], "to": e["to"], "text": "", "kind": "redirect"}
-                     for e in journal if "redirect" in e]
-        rows = []
-        for page in {p["url"]: p for p in pages}.values():  # one row a page, the last attempt
-            key = page["url"]
-            rows.append({**{k: page.get(k) for k in FETCHED_SCHEMA}, "depth": spider.depth.get(key),
-                         "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
-        frame = pl.DataFrame(rows, schema=FETCHED_SCHEMA, orient="row").sort("depth", "url")
+        last, redirects = self._links(out)
+        order = (pl.DataFrame({"url": list(last), "offset": list(last.values())},
+                              schema={"url": pl.String(), "offset": pl.Int64()})
+                 .with_columns(depth=pl.col("url").replace_strict(spider.depth, default=None, return_dtype=pl.Int64()))
+                 .sort("depth", "url"))
         (out / PAGES).unlink(missing_ok=True)  # an earlier crawl's, until the extraction stage writes this one's
-        write_parquet(frame, out / FETCHED)
-        # the click graph is the pages' clickables, in the order the pages came in, and the redirects
-        links = [{"from": p["url"], "to": c["href"], "text": c["text"], "kind": c["kind"]}
-                 for p in pages for c in p["clickables"]] + redirects
-        write_parquet(pl.DataFrame(links, schema=LINK_SCHEMA, orient="row").unique(maintain_order=True),
-                      out / "links.parquet")
+        kept = []
+        with (out / JOURNAL).open("rb") as journal, parquet_rows(out / FETCHED, FETCHED_SCHEMA) as write:
+            for batch in order.iter_slices(PART_PAGES):  # a row group a partition of the extraction stage
+                rows = []
+                for key, offset, depth in batch.iter_rows():
+                    page = at(journal, offset)
+                    rows.append({**{k: page.get(k) for k in FETCHED_SCHEMA}, "depth": depth,
+                                 "parent": spider.parent.get(key), "root_url": spider.root_of.get(key)})
+                frame = pl.DataFrame(rows, schema=FETCHED_SCHEMA, orient="row")
+                write(frame)
+                kept.append(frame.select("url", "depth", "error", "rendered"))
         if beyond := len(spider.beyond - spider.depth.keys()):  # linked, but only from past the depth limit
             self.crawler.stats.set_value("traps/depth_exceeded", beyond)
-        stats = crawl_stats(frame, self.crawler.stats.get_stats(), len(redirects))
+        pages = pl.concat(kept) if kept else pl.DataFrame(schema={k: FETCHED_SCHEMA[k] for k in
+                                                                         ("url", "depth", "error", "rendered")})
+        stats = crawl_stats(pages, self.crawler.stats.get_stats(), redirects)
         write_text(out / STATS, json.dumps(stats, indent=2, sort_keys=True, default=str))
+
+    @staticmethod
+    def _links(out: Path) -> tuple[dict[str, int], int]:
+        """links.parquet, read off the journal a page at a time: the pages' clickables in the order the pages came
+        in, then the redirects, each edge once; the offset of each page's last line (its last attempt: its row), and
+        how many redirects there were. What one page links to is held while it is written, and kept only for a page
+        the journal holds twice (a page's edges are its own, so an edge comes twice only from one page)."""
+        last: dict[str, int] = {}
+        again: dict[str, set[tuple[str, str, str]]] = {}  # a page met twice -> the edges written for it
+        redirects: list[tuple[str, str, str]] = []
+        with parquet_rows(out / "links.parquet", LINK_SCHEMA) as write, (out / JOURNAL).open("rb") as journal:
+            rows: list[tuple[str, str, str, str]] = []
+            for offset, entry in indexed(out):
+                if "redirect" in entry:
+                    redirects.append((entry["redirect"], entry["to"], ""))
+                    continue
+                if "url" not in entry:
+                    continue
+                url = entry["url"]
+                if url in last and url not in again:
+                    again[url] = {(c["href"], c["text"], c["kind"]) for c in at(journal, last[url])["clickables"]}
+                last[url] = offset
+                seen = again.get(url, set())
+                for click in entry["clickables"]:
+                    if (edge := (click["href"], click["text"], click["kind"])) not in seen:
+                        seen.add(edge)
+                        rows.append((url, *edge))
+                if url in again:
+                    again[url] = seen
+                if len(rows) >= LINK_ROWS:
+                    write(pl.DataFrame(rows, schema=LINK_SCHEMA, orient="row"))
+                    rows = []
+            rows += [(a, b, text, "redirect") for a, b, text in dict.fromkeys(redirects)]
+            write(pl.DataFrame(rows, schema=LINK_SCHEMA, orient="row"))
+        return last, len(redirects)
 
 
 def crawl_stats(pages: pl.DataFrame, stats: dict[str, Any], redirected: int = 0) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Literal
@@ -91,13 +91,33 @@ def _plain_type(dtype: pa.DataType) -> pa.DataType:
     return dtype
 
 
+_PARQUET = {"compression": "zstd", "compression_level": 3, "use_dictionary": True, "write_statistics": True,
+            "version": "2.6", "data_page_version": "1.0"}
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    return table.cast(pa.schema([pa.field(f.name, _plain_type(f.type), f.nullable) for f in table.schema]))
+
+
 def write_parquet(df: pl.DataFrame, path: Path) -> None:
     """Write df atomically, with fixed options and no time-dependent metadata, so equal frames give equal bytes."""
-    table = df.to_arrow()
-    table = table.cast(pa.schema([pa.field(f.name, _plain_type(f.type), f.nullable) for f in table.schema]))
+    table = _plain(df.to_arrow())
     with atomic_path(path) as partial:
-        pq.write_table(table, partial, row_group_size=ROW_GROUP_SIZE, compression="zstd", compression_level=3,
-                       use_dictionary=True, write_statistics=True, version="2.6", data_page_version="1.0")
+        pq.write_table(table, partial, row_group_size=ROW_GROUP_SIZE, **_PARQUET)  # type: ignore[arg-type]
+
+
+@contextmanager
+def parquet_rows(path: Path, schema: pl.Schema) -> Iterator[Callable[[pl.DataFrame], None]]:
+    """A parquet file written a frame at a time, each frame a row group (so a reader of one reads only it), with
+    write_parquet's options; in place at `path` only when the block ends without error. For what is too large to
+    hold whole: the caller holds one frame at a time."""
+    arrow = _plain(pl.DataFrame(schema=schema).to_arrow()).schema
+    with atomic_path(path) as partial, pq.ParquetWriter(partial, arrow, **_PARQUET) as writer:  # type: ignore[arg-type]
+        def write(frame: pl.DataFrame) -> None:
+            if frame.height:
+                writer.write_table(_plain(frame.select(schema.names()).cast(dict(schema)).to_arrow()),  # type: ignore[arg-type]
+                                   row_group_size=frame.height)
+        yield write
 
 
 # A folder is replaced by building its new contents in a sibling (same parent, so the same filesystem: a rename

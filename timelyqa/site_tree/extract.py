@@ -163,9 +163,10 @@ def assemble(crawl_dir: Path, parts: list[Part] | None = None) -> dict[str, Any]
     parts = plan(crawl_dir) if parts is None else parts
     if missing := [p.key for p in parts if not part_path(crawl_dir, p).is_file()]:
         raise ValueError(f"{crawl_dir}: {len(missing)} partitions not extracted yet ({missing[0]}, ...)")
-    fetched = pl.read_parquet(crawl_dir / FETCHED)
-    had_text = fetched["html"].fill_null("") != ""
-    fetched = fetched.drop("html")
+    # the pages' text is the crawl's bulk: not held here, only whether each page had any
+    fetched = pl.read_parquet(crawl_dir / FETCHED, columns=[c for c in FETCHED_SCHEMA if c != "html"])
+    had_text = (pl.scan_parquet(crawl_dir / FETCHED).select(pl.col("html").fill_null("") != "")
+                .collect(engine="streaming").to_series())
     content = (pl.concat([pl.read_parquet(part_path(crawl_dir, p)) for p in parts], how="vertical")
                if parts else pl.DataFrame(schema=PART_SCHEMA))
     if not fetched["url"].equals(content["url"]):
