@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_table_artifact
 from prefect.cache_policies import NONE
 
@@ -27,9 +27,7 @@ from timelyqa.official import health, pipeline
 from timelyqa.official.bundle import Bundle
 from timelyqa.official.catalog import load
 from timelyqa.official.mend import mend, repaired_dir
-from timelyqa.official.clock import parse_at
-from timelyqa.official.request import OfficialRequest
-from timelyqa.official.resolve import resolve, write_answers
+from timelyqa.official.request import OfficialRequest, ResolveRequest, recipes_of, resolve
 
 
 @task(cache_policy=NONE)
@@ -114,18 +112,21 @@ def official_flow(out: Path = Path("out/official"), bundle: Path | None = None,
 @flow(name="official-resolve", flow_run_name="resolve {recipes}")
 @reported
 def official_resolve_flow(recipes: Path, out: Path, at: str | None = None,
-                          variables: dict[str, str] | None = None, allow_hosts: list[str] | None = None) -> Path:
-    """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`.
-    `allow_hosts` (`host` or `host:port`): hosts the operator names, which a release's recipes may reach even when
-    they are private addresses (timelyqa.official.origin)."""
-    clock = parse_at(at) if at else datetime.now(UTC)
-    catalog = load(Path(recipes))
-    answers = resolve(catalog.recipes, [clock], Path(out) / "work", crawl=crawl,
-                      store=health.store(Path(out) / "state"), variables=variables or {},
-                      allow_hosts=allow_hosts or ())
-    path = write_answers(answers, Path(out))
-    frame = pl.read_parquet(path)
+                          variables: dict[str, str] | None = None, allow_hosts: list[str] | None = None,
+                          extract_timeout: float = 10.0) -> Path:
+    """Answer every recipe at clock `at` (ISO with its offset; default now) into `out/answers.parquet`, as `timelyqa
+    live resolve` does (one request model, timelyqa.official.request.ResolveRequest). `allow_hosts` (`host` or
+    `host:port`): hosts the operator names, which a release's recipes may reach even when they are private addresses
+    (timelyqa.official.origin). A release's recipes never run code here."""
+    request = ResolveRequest.of(recipes=recipes, out=out, at=at, variables=variables or {},
+                                allow_hosts=allow_hosts or [], extract_timeout=extract_timeout)
+    catalog = recipes_of(request)
+    for dropped in catalog.refused:
+        get_run_logger().warning("refused: %s", dropped.detail)
+    resolved = resolve(request, catalog, crawl=crawl)
+    frame = pl.read_parquet(resolved.path)
     create_table_artifact([{"recipe": r["id"], "status": r["status"], "answer": r["answer"] or "",
                             "reason": r["reason"] or ""} for r in frame.iter_rows(named=True)],
-                          key="official-answers", description=f"official_site: answers at {clock.isoformat()}")
-    return path
+                          key="official-answers",
+                          description=f"official_site: answers at {resolved.clock.isoformat()}")
+    return resolved.path

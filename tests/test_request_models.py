@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from timelyqa.cli import app
 from timelyqa.errors import ConfigError
 from timelyqa.news.request import NewsRequest
-from timelyqa.official.request import OfficialRequest
+from timelyqa.official.request import OfficialRequest, ResolveRequest
 from timelyqa.settings import Settings
 from timelyqa.site_tree.request import SiteTreeRequest
 from timelyqa.wikipedia.request import WikipediaRequest
@@ -179,6 +179,49 @@ def test_the_command_and_the_flow_refuse_a_wrong_value_with_the_same_line(case: 
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["notes.txt"]), "nothing written before the refusal"
 
 
+AT = "2026-11-16T09:00:00+00:00"
+
+
+@pytest.mark.slow  # importing the flows (and Prefect) takes seconds
+def test_live_resolve_and_the_resolve_flow_build_the_same_request(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.official import official_resolve_flow
+
+    built = ResolveRequest.of
+
+    def stop(**values: Any) -> Settings:
+        raise Built(built(**values))
+
+    monkeypatch.setattr(ResolveRequest, "of", stop)
+    out = tmp_path / "out"
+    result = command(["live", "resolve", "--recipes", RECIPES, "--out", out, "--at", AT, "--var", "site=x",
+                      "--allow-host", "10.0.0.5:8080", "--extract-timeout", "5"])
+    assert isinstance(result.exception, Built), (result.exception, result.stderr)
+    with pytest.raises(Built) as from_flow:
+        official_resolve_flow.fn(recipes=RECIPES, out=str(out), at=AT, variables={"site": "x"},
+                                 allow_hosts=["10.0.0.5:8080"], extract_timeout=5)
+    assert from_flow.value.request == result.exception.request
+    assert from_flow.value.request.at.isoformat() == AT and not out.exists()
+
+
+@pytest.mark.slow  # importing the flows (and Prefect) takes seconds
+@pytest.mark.parametrize(("option", "parameter", "says"), [
+    (["--at", "yesterday"], {"at": "yesterday"}, "--at 'yesterday': clock 'yesterday': not an ISO date-time"),
+    (["--allow-host", "http://x/"], {"allow_hosts": ["http://x/"]}, "--allow-host 'http://x/': not HOST or HOST:PORT"),
+], ids=["at", "allow-host"])
+def test_live_resolve_and_the_resolve_flow_refuse_a_wrong_value_with_the_same_line(
+        option: list[str], parameter: dict[str, Any], says: str, tmp_path: Path) -> None:
+    from flows.official import official_resolve_flow
+
+    result = command(["live", "resolve", "--recipes", RECIPES, "--out", tmp_path / "out", *option])
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.exit_code == 2 and len(lines) == 1, (result.exception, result.stderr)
+    with pytest.raises(ConfigError) as from_flow:
+        official_resolve_flow.fn(recipes=RECIPES, out=str(tmp_path / "out"), **parameter)
+    assert lines[0] == f"error: {from_flow.value}" and says in lines[0]
+    assert not (tmp_path / "out").exists(), "nothing written before the refusal"
+
+
 def flow_parameters(module: str) -> list[str]:
     """The flow function's parameters, read from its source (no Prefect import)."""
     path = ROOT / (module.replace(".", "/") + ".py")
@@ -186,6 +229,13 @@ def flow_parameters(module: str) -> list[str]:
         if isinstance(node, ast.FunctionDef) and node.name == REQUESTS[module][1]:
             return [a.arg for a in node.args.args + node.args.kwonlyargs]
     raise AssertionError(f"{path}: no function {REQUESTS[module][1]}")
+
+
+def test_every_parameter_of_the_resolve_flow_is_a_field_of_its_request() -> None:
+    path = ROOT / "flows" / "official.py"
+    flow = next(node for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.FunctionDef) and node.name == "official_resolve_flow")
+    assert [a.arg for a in flow.args.args if a.arg not in ResolveRequest.model_fields] == []
 
 
 @pytest.mark.parametrize("module", sorted(REQUESTS))

@@ -32,16 +32,6 @@ SOME_FAILED = 1
 """`live resolve`'s exit status when a recipe failed or was refused: a script sees that answers are missing."""
 
 
-def allowed_hosts(entries: list[str] | None) -> list[str]:
-    """The --allow-host entries, each checked (HOST or HOST:PORT); ConfigError naming a bad one."""
-    from timelyqa.official.origin import allow_host
-
-    try:
-        return [allow_host(entry) for entry in entries or []]
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
 def clock_of(text: str | None) -> datetime:
     """`--at` as given, or now."""
     from timelyqa.official.request import clock_of as given
@@ -71,23 +61,18 @@ def resolve(
     import polars as pl
 
     from spiders.run import crawl
-    from timelyqa.official.catalog import load
-    from timelyqa.official.pages import PageStore
-    from timelyqa.official.resolve import resolve as resolve_all
-    from timelyqa.official.resolve import write_answers
+    from timelyqa.official.request import ResolveRequest, recipes_of
+    from timelyqa.official.request import resolve as resolve_request
 
     with one_line_errors():
-        checks.out_folder(out, "--out")
-        moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
-        catalog = load(recipes, allow_workflows=allow_workflows)
+        request = ResolveRequest.of(recipes=recipes, out=out, at=at, variables=variables(var),
+                                    allow_hosts=allow_host or [], allow_workflows=allow_workflows,
+                                    workflow_timeout=workflow_timeout, extract_timeout=extract_timeout)
+        catalog = recipes_of(request)
         for dropped in catalog.refused:
             console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
-        if not catalog.recipes:
-            raise ConfigError(f"--recipes {recipes}: no valid recipe ({len(catalog.refused)} refused)")
-        answers = resolve_all(catalog.recipes, [moment], out / "work", crawl=crawl, store=PageStore(out / "pages"),
-                              variables=names, workflows=catalog.workflows, workflow_timeout=workflow_timeout,
-                              allow_hosts=allowed, extract_seconds=extract_timeout)
-        path = write_answers(answers, out)
+        resolved = resolve_request(request, catalog, crawl=crawl)
+    path, moment, refused_recipes = resolved.path, resolved.clock, resolved.refused
     frame = pl.read_parquet(path)
     table = Table(title=f"answers at {moment.isoformat()}")
     for column in ("recipe", "status", "answer or reason"):
@@ -97,9 +82,9 @@ def resolve(
                       f"{row['reason']}: {row['detail']}")
     console.print(table)
     ok = frame.filter(pl.col("status") == "ok").height
-    refused = f"; {len(catalog.refused)} recipe(s) refused" if catalog.refused else ""
+    refused = f"; {len(refused_recipes)} recipe(s) refused" if refused_recipes else ""
     typer.echo(f"{ok} of {frame.height} recipes answered in {path}{refused}")
-    if ok < frame.height or catalog.refused:
+    if ok < frame.height or refused_recipes:
         raise typer.Exit(SOME_FAILED)
 
 
@@ -117,10 +102,11 @@ def health_check(
     from spiders.run import crawl
     from timelyqa.official import health
     from timelyqa.official.catalog import load
+    from timelyqa.official.request import allowed_hosts
 
     with one_line_errors():
         checks.out_folder(state, "--state")
-        moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host)
+        moment, names, allowed = clock_of(at), variables(var), allowed_hosts(allow_host or [])
         catalog = load(recipes, repaired=state / "repaired")
         health.check(catalog.recipes, [moment], state, crawl=crawl, variables=names, allow_hosts=allowed)
         status = health.statuses(health.history(state), broken_after=broken_after)

@@ -1,9 +1,11 @@
 """What an official-site run is told, parsed once: `timelyqa official` builds it from its options, the official
-flow from its parameters; each value has one default and one check here."""
+flow from its parameters; `timelyqa live resolve` and the official-resolve flow build a `ResolveRequest` alike. Each
+value has one default and one check here."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +16,13 @@ from timelyqa.crawling import Crawl
 from timelyqa.errors import ConfigError
 from timelyqa.manifest import Manifest
 from timelyqa.official import health, pipeline
+from timelyqa.official.catalog import Catalog, load
 from timelyqa.official.clock import parse_at
 from timelyqa.official.origin import allow_host
+from timelyqa.official.pages import PageStore
+from timelyqa.official.resolve import resolve as resolve_all
+from timelyqa.official.resolve import write_answers
+from timelyqa.reasons import Dropped
 from timelyqa.settings import Settings
 
 
@@ -48,10 +55,7 @@ class OfficialRequest(Settings):
     @field_validator("allow_hosts")
     @classmethod
     def _hosts(cls, entries: list[str]) -> list[str]:
-        try:
-            return [allow_host(entry) for entry in entries]
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
+        return allowed_hosts(entries)
 
     @model_validator(mode="after")
     def _one_input(self) -> OfficialRequest:
@@ -65,6 +69,67 @@ class OfficialRequest(Settings):
     @property
     def state_dir(self) -> Path:
         return self.state or self.out / "state"
+
+
+class ResolveRequest(Settings):
+    """`recipes` answered at the clock `at` (default: when the run starts) into `out/answers.parquet`, the page
+    copies read kept in `out/pages`."""
+
+    recipes: Path
+    out: checks.OutFolder
+    at: datetime | None = Field(default=None, description="the evaluation clock, ISO with its offset")
+    variables: dict[str, str] = Field(default_factory=dict, description="NAME=VALUE for a recipe's {NAME}")
+    allow_hosts: list[str] = Field(default_factory=list, description="private hosts recipes may reach")
+    allow_workflows: bool = Field(default=False, description="run the Python workflows the operator's files name")
+    workflow_timeout: float = Field(default=60.0, ge=1, description="seconds a workflow may run")
+    extract_timeout: float = Field(default=10.0, ge=0.1,
+                                   description="seconds one recipe may spend reading its pages at a clock")
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _at(cls, clock: Any) -> Any:
+        return clock_of(clock) if isinstance(clock, str) else clock
+
+    @field_validator("allow_hosts")
+    @classmethod
+    def _hosts(cls, entries: list[str]) -> list[str]:
+        return allowed_hosts(entries)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a resolve wrote (answers.parquet), at which clock, and the recipes refused before any ran."""
+
+    path: Path
+    clock: datetime
+    refused: list[Dropped]
+
+
+def recipes_of(request: ResolveRequest) -> Catalog:
+    """The request's recipes, and those refused (each with the file and the reason) before any runs."""
+    return load(request.recipes, allow_workflows=request.allow_workflows)
+
+
+def resolve(request: ResolveRequest, catalog: Catalog, *, crawl: Crawl) -> Resolved:
+    """Every recipe of the catalog (`recipes_of` the request) at the request's clock, through `crawl`; ConfigError
+    when not one recipe is valid."""
+    if not catalog.recipes:
+        raise ConfigError(f"--recipes {request.recipes}: no valid recipe ({len(catalog.refused)} refused)")
+    clock = request.at or datetime.now(UTC)
+    answers = resolve_all(catalog.recipes, [clock], request.out / "work", crawl=crawl,
+                          store=PageStore(request.out / "pages"), variables=request.variables,
+                          workflows=catalog.workflows, workflow_timeout=request.workflow_timeout,
+                          allow_hosts=request.allow_hosts, extract_seconds=request.extract_timeout)
+    return Resolved(write_answers(answers, request.out), clock, catalog.refused)
+
+
+def allowed_hosts(entries: list[str]) -> list[str]:
+    """The hosts the operator lets recipes reach though private (HOST or HOST:PORT), each checked; ConfigError naming
+    a bad one."""
+    try:
+        return [allow_host(entry) for entry in entries]
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def clock_of(text: str) -> datetime:
