@@ -106,7 +106,7 @@ def test_the_report_gives_accuracies_with_intervals_by_group(scored: Any) -> Non
     assert "| default | 37.5% |" in text and "| news |" in text  # by config: the live row's config is listed
     assert "## Unscorable rows (1, left out of every accuracy)" in text
     assert "## Rows with no prediction (3, scored 0)" in text
-    assert f"clock: {CLOCK}" in text and "grader: timelyqa_grader_v3" in text
+    assert f"clock: {CLOCK}" in text and "grader: timelyqa_grader_v4" in text
 
 
 def test_the_same_predictions_give_the_same_results_byte_for_byte(scored: Any, release: Path,  # noqa: F811

@@ -5,7 +5,9 @@ follows the type, and is the best over the answer and its aliases:
 
 - `entity`, `text`: SQuAD normalisation (lowercase, no punctuation, no articles a/an/the, single spaces), equal to
   the answer or an alias. "Ravi Menon" == "ravi menon."; "2026" never earns "2026 FIFA World Cup". Punctuation
-  between two digits separates them rather than vanishing: "4.31" is not "4.3.1".
+  between two digits separates them rather than vanishing: "4.31" is not "4.3.1". An entity's title before a name
+  (Dr, Prof, Professor, Mr, Mrs, Ms, Mx, Sir, Dame) may be given or left out, on either side: "Dr Ravi Menon" ==
+  "Ravi Menon", "Mei Lindqvist" == "Prof. Mei Lindqvist"; a title with one word after it stays ("Mr Bean").
 - `number`: by value at the gold's precision (`answer_value.precision`, the power of ten of its last digit). Digits
   may be grouped by commas or by (no-break) spaces; a scale word counts ("18 million" == "18,000,000"); a bare
   number is also read in the question's scale (`answer_value.scale`: asked "in millions", "18" == 18,000,000).
@@ -88,7 +90,7 @@ __all__ = ["ANSWER_TYPES", "GRADER_VERSION", "Amount", "Gold", "answer_f1_reward
            "gold_from_ground_truth", "grade", "graded_f1", "ground_truth_answers", "normalize", "parse_amount",
            "parse_date", "parse_unit", "token_f1", "unit_symbol", "units"]
 
-GRADER_VERSION = "timelyqa_grader_v3"
+GRADER_VERSION = "timelyqa_grader_v4"
 """Versioned name of the grading rules above; the manifest and the card name it, and rows are graded by it."""
 ANSWER_TYPES = ("entity", "number", "quantity", "date", "list", "text")
 

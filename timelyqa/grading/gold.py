@@ -133,6 +133,24 @@ def _text_match(prediction: str, gold: Gold) -> bool:
     return bool(key) and any(normalize(a) == key for a in gold.accepted)
 
 
+_TITLES = frozenset("dr prof professor mr mrs ms mx sir dame".split())
+"""Titles before a person's name, which name no other person: "Dr Ravi Menon" is Ravi Menon."""
+
+
+def _untitled(name: str) -> str:
+    """A name, normalised, without the titles before it ("Prof. Mei Lindqvist" -> "mei lindqvist"), unless that
+    leaves one word ("Mr Bean", "Professor Layton" keep theirs)."""
+    words = normalize(name).split()
+    while len(words) > 2 and words[0] in _TITLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+def _same_name(prediction: str, gold: Gold) -> bool:
+    key = _untitled(prediction)
+    return bool(key) and any(_untitled(a) == key for a in gold.accepted)
+
+
 def _same_unit(one: str, other: str) -> bool:
     if normalize(one) == normalize(other):
         return True
@@ -161,7 +179,7 @@ def grade(prediction: str, gold: Gold) -> float:
         return float(_same_amount(prediction, gold))
     if kind == "date" and parse_date(prediction) is not None:
         return float(_same_date(prediction, gold))
-    if _text_match(prediction, gold):
+    if _text_match(prediction, gold) or kind == "entity" and _same_name(prediction, gold):
         return 1.0
     if kind == "list":
         return float(_same_list(prediction, gold.items))
