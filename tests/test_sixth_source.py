@@ -94,7 +94,7 @@ def test_its_command_is_in_timelyqa_help_and_crawls_its_site(installed: dict[str
     # to a file that is no page costs only itself.
     stats = json.loads((tmp_path / "ws" / "crawl" / "crawl_stats.json").read_text(encoding="utf-8"))
     assert stats["pages"] == 6
-    assert stats["errors"] == {"http_404": 1, "not_text": 1, "off_site": 1, "robots_disallowed": 1}
+    assert stats["errors"] == {"http_404": 1, "not_html": 1, "off_site": 1, "robots_disallowed": 1}
     # A wrong option is one line naming it, before any work.
     proc = run([str(BIN / "timelyqa"), "weather-station", "--out", str(tmp_path / "none")], installed)
     assert proc.returncode == 2 and proc.stderr.strip() == "error: give --root or --site, one of them"
