@@ -95,7 +95,7 @@ def test_bench_crawls_the_whole_site_parses_it_alone_alike_and_renders(bench: tu
     assert crawl["crawl_over_parse"] == pytest.approx(crawl["crawl_pages_per_s"] / crawl["parse_pages_per_s"], rel=0.01)
     assert "crawl / parse alone" in stdout and "rendered through Chromium" in stdout
     # the store's end over a journal of as many pages and over a quarter of it, each in a process of its own
-    assert crawl["store_pages"] == 100 and crawl["store_journal_mb"] > 9 and crawl["store_held_mb"] > 0
+    assert crawl["store_pages"] == 100 and crawl["store_journal_mb"] > 9 and crawl["store_held_mb"] >= 0
     assert crawl["store_quarter_held_mb"] >= 0 and crawl["store_growth_over_journal"] >= 0
     assert "the store's end:" in stdout and "of the journal's growth" in stdout
     assert not (cache / "crawl-work").exists(), "the site and the crawls are removed after the run"
