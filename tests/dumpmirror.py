@@ -20,7 +20,9 @@ import hashlib
 import threading
 from dataclasses import dataclass, field
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.localserver import LocalServer
 
 PATH = "/wikidatawiki/entities/"
 
@@ -77,14 +79,11 @@ class DumpMirror:
         self.in_flight = self.max_in_flight = 0
         self.cuts: list[tuple[str, int]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
+        self._local = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}{PATH}"
+        return f"{self._local.url}{PATH}"
 
     def cut(self, name: str, after: int) -> DumpMirror:
         """The next GET of file `name` sends its headers in full, then only `after` bytes, then hangs up."""
@@ -96,12 +95,11 @@ class DumpMirror:
         return [r for r in self.requests if r.path.endswith("/" + name)]
 
     def __enter__(self) -> DumpMirror:
-        self._thread.start()
+        self._local.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.close()
 
     def _index(self) -> bytes:
         rows = ['<a href="../">../</a>']

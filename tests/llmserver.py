@@ -14,8 +14,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.localserver import LocalServer
 
 
 @dataclass
@@ -47,14 +49,11 @@ class ScriptedLLM:
         self.requests: list[dict[str, Any]] = []  # bodies of chat requests, in arrival order
         self.headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        # a short poll keeps shutdown quick: serve_forever checks for it only between polls (0.5 s by default)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._local = LocalServer(self._handler())
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self._local.url}/v1"
 
     @property
     def calls(self) -> int:
@@ -67,12 +66,11 @@ class ScriptedLLM:
         return self
 
     def __enter__(self) -> ScriptedLLM:
-        self._thread.start()
+        self._local.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.close()
 
     def _next(self, request: dict[str, Any], headers: dict[str, str]) -> Step:
         with self._lock:

@@ -27,10 +27,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.localserver import LocalServer
 from tests.wikiworld import WikiPage
 
 PATH = "/w/api.php"
@@ -128,14 +129,11 @@ class MediaWikiDouble:
         self.in_flight = self.max_in_flight = 0
         self._lock = threading.Lock()
         self._rc = self._changes(pages, rc_since)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        # a short poll keeps shutdown quick: serve_forever checks for it only between polls
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._local = LocalServer(self._handler())
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}{PATH}"
+        return f"{self._local.url}{PATH}"
 
     def fail(self, *faults: Fault) -> MediaWikiDouble:
         with self._lock:
@@ -143,12 +141,11 @@ class MediaWikiDouble:
         return self
 
     def __enter__(self) -> MediaWikiDouble:
-        self._thread.start()
+        self._local.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.close()
 
     @staticmethod
     def _changes(pages: list[WikiPage], since: datetime | None) -> list[dict[str, Any]]:
@@ -178,7 +175,7 @@ class MediaWikiDouble:
             return self._json({"batchcomplete": True, "query": {"general": {
                 "mainpage": "Main Page", "base": f"{self.endpoint.removesuffix(PATH)}/wiki/Main_Page",
                 "sitename": "Wikipedia", "generator": "MediaWiki 1.46.0-wmf.3", "lang": "en",
-                "server": f"//127.0.0.1:{self._server.server_address[1]}", "articlepath": "/wiki/$1",
+                "server": self._local.url.removeprefix("http:"), "articlepath": "/wiki/$1",
                 "maxarticlesize": 2097152}}})
         if p.get("list") == "recentchanges":
             return self._json(self._recentchanges(p))
