@@ -30,7 +30,9 @@ follows the type, and is the best over the answer and its aliases:
   be a month or both are the same ("19/07/2026", "07/19/2026"); "02/05/1990" could be either and is not read.
 - `list`: the items (`answer_value.items`) as a set, in any order and with any separators ("A, B and C",
   "A; B; C"); each item exactly once, nothing else; an item's parenthetical may be left out ("Ravi Menon" for
-  "Ravi Menon (CEO)").
+  "Ravi Menon (CEO)"). An item that is a number, an amount or a date is also read by value, as a row without a type
+  is: "48; December 31, 2026" for "48; 31 December 2026", "1; 25,400 pounds" for "1; £25,400"; a count may name
+  what it counts ("1 project"), never a unit.
 - A row without a type (an older release) is graded as text (as above), or numbers and dates by value.
 
 The final answer in a completion is the last `<answer>...</answer>`; without one, the last non-empty line if it

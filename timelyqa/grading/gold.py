@@ -3,6 +3,8 @@
 # No `from __future__ import annotations`: with string annotations, @dataclass looks this module up in sys.modules.
 import re
 from collections.abc import Mapping
+from itertools import combinations
+from math import comb
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -128,6 +130,57 @@ def _same_list(prediction: str, items: tuple[str, ...]) -> bool:
     return cover(0, frozenset())
 
 
+_SEPARATOR = re.compile(r"\s*(?:[;\n|•·&/]|,(?!\d)|\band\b)\s*")
+"""Where a list's items may part: a comma before a digit groups thousands ("£25,400"), not items."""
+
+
+def _same_list_by_value(prediction: str, items: tuple[str, ...]) -> bool:
+    """Every item exactly once and nothing else, each item read by value where it is a number, an amount or a date
+    ("48; December 31, 2026" for "48; 31 December 2026", "1; 25,400 pounds" for "1; £25,400"): the prediction cut at
+    some of its separators into as many parts as there are items, each part one item's."""
+    cuts = list(_SEPARATOR.finditer(prediction))
+    if not 1 < len(items) <= 8 or len(cuts) < len(items) - 1:
+        return False
+    strong = [c for c in cuts if re.search(r"[;\n|•·]", c.group())]  # "A; B; C": only these cuts, when they fit
+    tries: list[tuple[re.Match[str], ...]] = [tuple(strong)] if len(strong) == len(items) - 1 else []
+    if comb(len(cuts), len(items) - 1) <= 2000:  # a long answer is not tried every way: the grade stays quick
+        tries += combinations(cuts, len(items) - 1)
+    seen: dict[tuple[str, int], bool] = {}
+
+    def fits(part: str, index: int) -> bool:
+        if (part, index) not in seen:
+            seen[part, index] = _same_item(part, items[index])
+        return seen[part, index]
+
+    def assign(parts: list[str], used: frozenset[int]) -> bool:
+        if not parts:
+            return True
+        return any(index not in used and fits(parts[0], index) and assign(parts[1:], used | {index})
+                   for index in range(len(items)))
+
+    for chosen in tries:
+        bounds = [0, *(b for c in chosen for b in c.span()), len(prediction)]
+        parts = [re.sub(r"^(?:and\s+)|(?:\s+and)$", "", prediction[a:b].strip()).strip()
+                 for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
+        if all(parts) and assign(parts, frozenset()):
+            return True
+    return False
+
+
+def _same_item(part: str, item: str) -> bool:
+    """A part of a predicted list is the item: as text (or the item without its parenthetical), as the same number,
+    amount or date, or as the count with what it counts named ("1 project" for 1)."""
+    key = tuple(normalize(part).split())
+    if key and key in _item_forms(item):
+        return True
+    if _untyped_value_match(part, item):
+        return True
+    amount, truth = parse_amount(part), parse_amount(item)
+    return (amount is not None and truth is not None and not truth.unit and bool(amount.unit)
+            and amount.value == truth.value and parse_unit(amount.unit) is None
+            and not is_month(amount.unit.split()[0]))
+
+
 def _text_match(prediction: str, gold: Gold) -> bool:
     key = normalize(prediction)
     return bool(key) and any(normalize(a) == key for a in gold.accepted)
@@ -182,7 +235,7 @@ def grade(prediction: str, gold: Gold) -> float:
     if _text_match(prediction, gold) or kind == "entity" and _same_name(prediction, gold):
         return 1.0
     if kind == "list":
-        return float(_same_list(prediction, gold.items))
+        return float(_same_list(prediction, gold.items) or _same_list_by_value(prediction, gold.items))
     if kind is None:
         return float(any(_untyped_value_match(prediction, a) for a in gold.accepted))
     return 0.0
