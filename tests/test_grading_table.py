@@ -282,6 +282,11 @@ TABLE: list[tuple[str, str, str, float]] = [
     ("vote-metres", "vote", "54 m", WRONG),
     # ------------------------------------------------ quantity: $38.9 million
     ("gross-as-is", "gross", "$38.9 million", RIGHT),
+    ("fee18-spelled", "fee18", "eighteen million euros", RIGHT),  # a number word before a scale word (v4)
+    ("fee18-spelled-code", "fee18", "Eighteen million EUR", RIGHT),
+    ("fee18-spelled-other", "fee18", "eighty million euros", WRONG),
+    ("fee18-spelled-pounds", "fee18", "eighteen million pounds", WRONG),
+    ("fee18-a-million", "fee18", "a million euros", WRONG),
     ("gross-bare", "gross", "38.9", RIGHT),
     ("gross-upper-m", "gross", "$38.9M", RIGHT),
     ("gross-m", "gross", "$38.9m", RIGHT),

@@ -27,6 +27,10 @@ _NUMBER_WORDS = {word: n for n, word in enumerate(_ONES)} | {
     for t, tens in enumerate(_TENS) for n, one in enumerate(["", *_ONES[1:10]])}
 
 
+_SPELLED = re.compile(r"^(?P<words>[A-Za-z][A-Za-z\s\u2010-]*?)\s+(?P<rest>(?:thousand|million|billion|trillion)\b.*)$",
+                      re.IGNORECASE)
+
+
 @dataclass(frozen=True, slots=True)
 class Amount:
     """A number as written: its value with the scale word applied, the scale word's power, and its unit text."""
@@ -44,6 +48,9 @@ def parse_amount(text: str) -> Amount | None:
     word = _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", text.lower())))
     if word is not None:  # only the whole answer: a number word opening a name stays text
         return Amount(Decimal(word), 0, "")
+    if (spelled := _SPELLED.match(text)) and \
+            (word := _NUMBER_WORDS.get(" ".join(re.split(r"[\s\u2010-]+", spelled["words"].lower())))) is not None:
+        text = f"{word} {spelled['rest']}"  # "eighteen million euros": a number word before a scale word
     currency = ""
     if prefix := _PREFIX.match(text):
         symbol = prefix["code"].strip()
