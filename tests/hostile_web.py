@@ -9,8 +9,10 @@ from __future__ import annotations
 import gzip
 import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from tests.localserver import LocalServer
 
 HTML = "text/html; charset=utf-8"
 Answer = tuple[int, dict[str, str], bytes]
@@ -51,22 +53,18 @@ class HostileServer:
         self.answers = answers
         self.requests: list[str] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
+        self._local = LocalServer(_handler(self))
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self._local.url
 
     def __enter__(self) -> HostileServer:
-        self._thread.start()
+        self._local.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self._local.close()
 
     def answer(self, path: str) -> Answer:
         with self._lock:

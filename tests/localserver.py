@@ -1,7 +1,7 @@
 """A test HTTP server on 127.0.0.1: a handler class served from a daemon thread, on a port of the system's choosing,
 for a with-block (or `start()` ... `close()`). The test servers of this folder (a generated site, a robots.txt that
-fails, a witness that counts requests, a SPARQL stand-in, a Wikimedia dump mirror, a MediaWiki API, a scripted LLM)
-are each a handler on it."""
+fails, a witness that counts requests, SPARQL stand-ins, a Wikimedia dump mirror, a MediaWiki API, a scripted LLM,
+the hostile pages) are each a handler on it."""
 
 from __future__ import annotations
 

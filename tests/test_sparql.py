@@ -7,11 +7,13 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from tests.localserver import LocalServer
 from timelyqa.errors import ConfigError, SourceContractError, TransientSourceError
 from timelyqa.oxigraph import LocalOxigraph, free_port
 from timelyqa.sparql import USER_AGENT, SparqlEndpoint
@@ -40,13 +42,16 @@ def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalOxigraph
         yield server
 
 
-def serve(answer: Callable[[str], Reply]) -> tuple[ThreadingHTTPServer, str]:
-    """A local HTTP server whose reply to each POSTed body comes from `answer`; returns it and its /query URL."""
+@contextmanager
+def serve(answer: Callable[[str], Reply]) -> Iterator[tuple[list[str | None], str]]:
+    """A local HTTP server whose reply to each POSTed body comes from `answer`, for a with-block: the User-Agent of
+    each request, and its /query URL."""
+    agents: list[str | None] = []
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0))).decode()
-            self.server.agents.append(self.headers.get("User-Agent"))  # type: ignore[attr-defined]
+            agents.append(self.headers.get("User-Agent"))
             status, headers, payload = answer(body)
             self.send_response(status)
             for name, value in {"Content-Length": str(len(payload)), **headers}.items():
@@ -57,18 +62,14 @@ def serve(answer: Callable[[str], Reply]) -> tuple[ThreadingHTTPServer, str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.agents = []  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/query"
+    with LocalServer(Handler) as server:
+        yield agents, f"{server.url}/query"
 
 
 @pytest.fixture
-def html_server() -> Iterator[tuple[ThreadingHTTPServer, str]]:
-    server, url = serve(lambda body: (200, {"Content-Type": "text/html; charset=utf-8"}, b"<html>Login</html>"))
-    yield server, url
-    server.shutdown()
-    server.server_close()
+def html_server() -> Iterator[tuple[list[str | None], str]]:
+    with serve(lambda body: (200, {"Content-Type": "text/html; charset=utf-8"}, b"<html>Login</html>")) as served:
+        yield served
 
 
 def test_select_returns_bindings_from_oxigraph(oxigraph: LocalOxigraph) -> None:
@@ -100,15 +101,15 @@ def test_bad_query_is_a_contract_error_with_the_server_line(oxigraph: LocalOxigr
     assert endpoint.calls == 1  # a bad query is not retried
 
 
-def test_ping_names_the_url_when_the_endpoint_answers_html(html_server: tuple[ThreadingHTTPServer, str]) -> None:
-    server, url = html_server
+def test_ping_names_the_url_when_the_endpoint_answers_html(html_server: tuple[list[str | None], str]) -> None:
+    agents, url = html_server
     with pytest.raises(ConfigError) as err:
         SparqlEndpoint(url).ping()
     assert str(err.value) == f"endpoint {url} is not a SPARQL endpoint: it answered text/html"
-    assert server.agents == [USER_AGENT]  # type: ignore[attr-defined]
+    assert agents == [USER_AGENT]
 
 
-def test_select_on_html_is_a_contract_error(html_server: tuple[ThreadingHTTPServer, str]) -> None:
+def test_select_on_html_is_a_contract_error(html_server: tuple[list[str | None], str]) -> None:
     _, url = html_server
     endpoint = SparqlEndpoint(url, backoff=0.001)
     with pytest.raises(SourceContractError, match="text/html") as err:
@@ -118,13 +119,9 @@ def test_select_on_html_is_a_contract_error(html_server: tuple[ThreadingHTTPServ
 
 
 def test_cut_json_body_is_a_contract_error() -> None:
-    server, url = serve(lambda body: (200, {"Content-Type": "application/sparql-results+json"}, RESULT[:50]))
-    try:
-        with pytest.raises(SourceContractError) as err:
-            SparqlEndpoint(url).select("SELECT ?x WHERE { ?x ?p ?o }")
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(lambda body: (200, {"Content-Type": "application/sparql-results+json"}, RESULT[:50])) as (_, url), \
+            pytest.raises(SourceContractError) as err:
+        SparqlEndpoint(url).select("SELECT ?x WHERE { ?x ?p ?o }")
     assert url in str(err.value) and "application/sparql-results+json" in str(err.value)
 
 
@@ -134,29 +131,21 @@ def test_503_with_retry_after_is_retried_then_succeeds() -> None:
         (503, {"Retry-After": "0", "Content-Type": "text/plain"}, b"busy"),
         (200, {"Content-Type": "application/sparql-results+json"}, RESULT),
     ]
-    server, url = serve(lambda body: replies.pop(0))
     waits: list[float] = []
-    # A long backoff that Retry-After: 0 must override, or the waits below would be 5 and 10.
-    endpoint = SparqlEndpoint(url, retries=3, backoff=5.0, sleep=waits.append)
-    try:
+    with serve(lambda body: replies.pop(0)) as (_, url):
+        # A long backoff that Retry-After: 0 must override, or the waits below would be 5 and 10.
+        endpoint = SparqlEndpoint(url, retries=3, backoff=5.0, sleep=waits.append)
         rows = endpoint.select("SELECT ?x WHERE { ?x ?p ?o }")
-    finally:
-        server.shutdown()
-        server.server_close()
     assert rows == [{"x": f"{WD}Q42"}]
     assert endpoint.calls == 3 and waits == [0.0, 0.0]
 
 
 def test_429_retries_are_bounded_and_keep_retry_after() -> None:
-    server, url = serve(lambda body: (429, {"Retry-After": "7", "Content-Type": "text/plain"}, b"slow down"))
     waits: list[float] = []
-    endpoint = SparqlEndpoint(url, retries=2, sleep=waits.append)
-    try:
+    with serve(lambda body: (429, {"Retry-After": "7", "Content-Type": "text/plain"}, b"slow down")) as (_, url):
+        endpoint = SparqlEndpoint(url, retries=2, sleep=waits.append)
         with pytest.raises(TransientSourceError) as err:
             endpoint.select("SELECT ?x WHERE { ?x ?p ?o }")
-    finally:
-        server.shutdown()
-        server.server_close()
     assert err.value.retry_after == 7.0 and "429" in str(err.value)
     assert endpoint.calls == 3 and waits == [7.0, 7.0]
 
@@ -178,13 +167,9 @@ def test_ping_on_closed_port_is_a_config_error() -> None:
 
 
 def test_ping_on_a_busy_server_stays_transient() -> None:
-    server, url = serve(lambda body: (503, {"Retry-After": "30", "Content-Type": "text/plain"}, b"overloaded"))
-    try:
-        with pytest.raises(TransientSourceError) as err:
-            SparqlEndpoint(url).ping()
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(lambda body: (503, {"Retry-After": "30", "Content-Type": "text/plain"}, b"overloaded")) as (_, url), \
+            pytest.raises(TransientSourceError) as err:
+        SparqlEndpoint(url).ping()
     assert err.value.retry_after == 30.0 and "503" in str(err.value)
 
 
@@ -196,15 +181,13 @@ def test_a_server_that_never_answers_times_out() -> None:
         never.wait(5)
         return 200, {"Content-Type": "application/sparql-results+json"}, RESULT
 
-    server, url = serve(hang)
-    endpoint = SparqlEndpoint(url, timeout=0.5, retries=0)
-    try:
-        with pytest.raises(TransientSourceError, match="timed out") as err:
-            endpoint.select("SELECT ?x WHERE { ?x ?p ?o }")
-    finally:
-        never.set()
-        server.shutdown()
-        server.server_close()
+    with serve(hang) as (_, url):
+        endpoint = SparqlEndpoint(url, timeout=0.5, retries=0)
+        try:
+            with pytest.raises(TransientSourceError, match="timed out") as err:
+                endpoint.select("SELECT ?x WHERE { ?x ?p ?o }")
+        finally:
+            never.set()
     assert url in str(err.value)
 
 
