@@ -27,12 +27,14 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 import yaml
+
+from tests.localserver import LocalServer
 
 DEFAULT_GITATTRIBUTES = "".join(f"{pattern} filter=lfs diff=lfs merge=lfs -text\n" for pattern in (
     "*.arrow", "*.bin", "*.gz", "*.bz2", "*.zst", "*.zip", "*.npy", "*.parquet", "*.safetensors", "*.tar"))
@@ -131,22 +133,16 @@ class HubServer:
         self._announced: set[str] = set()
         self._lock = threading.RLock()
         self._load()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread: threading.Thread | None = None
+        self._local = LocalServer(_handler_for(self), port=port)
+        self.url = self._local.url
 
     # -- life cycle ---------------------------------------------------------------------------------
     def start(self) -> HubServer:
-        # a short poll keeps shutdown quick: serve_forever checks for it only between polls (0.5 s by default)
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="hubserver", daemon=True)
-        self._thread.start()
+        self._local.start()
         return self
 
     def stop(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._local.close()
 
     def __enter__(self) -> HubServer:
         return self.start()

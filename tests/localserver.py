@@ -1,7 +1,7 @@
-"""A test HTTP server on 127.0.0.1: a handler class served from a daemon thread, on a port of the system's choosing,
-for a with-block (or `start()` ... `close()`). The test servers of this folder (a generated site, a robots.txt that
-fails, a witness that counts requests, SPARQL stand-ins, a Wikimedia dump mirror, a MediaWiki API, a scripted LLM,
-the hostile pages) are each a handler on it."""
+"""A test HTTP server on 127.0.0.1: a handler class served from a daemon thread, on a port of the system's choosing
+(or the one given), for a with-block (or `start()` ... `close()`). The test servers of this folder (a generated site,
+a robots.txt that fails, a witness that counts requests, SPARQL stand-ins, a Wikimedia dump mirror, a MediaWiki API,
+a scripted LLM, the hostile pages, the Hub stand-in) are each a handler on it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Self
 
 
 class LocalServer:
-    def __init__(self, handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> None:
-        self.server = ThreadingHTTPServer((host, 0), handler)
+    def __init__(self, handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1", port: int = 0) -> None:
+        self.server = ThreadingHTTPServer((host, port), handler)
         self.server.daemon_threads = True
         # a short poll keeps shutdown quick: serve_forever checks for it only between polls
         self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.02},

@@ -10,18 +10,18 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
+from tests.localserver import LocalServer
 from tests.witness import Witness
 from timelyqa.official.bounded import Reader
 from timelyqa.official.draft import l1_recipe
@@ -45,7 +45,7 @@ class Site:
 
     pages: dict[str, Any]
     asked: list[str] = field(default_factory=list)
-    server: ThreadingHTTPServer | None = None
+    server: LocalServer | None = None
 
     def start(self) -> Site:
         site = self
@@ -70,19 +70,17 @@ class Site:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = LocalServer(Handler).start()
         return self
 
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.server.url
 
     def stop(self) -> None:
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            self.server.close()
 
 
 @pytest.fixture
