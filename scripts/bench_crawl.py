@@ -206,8 +206,9 @@ def report(f: dict[str, float]) -> list[str]:
         missed.append(f"parse alone differs from the crawl on {f['parse_pages'] - f['parse_same_as_crawl']:,} pages")
     ok = f["store_growth_over_journal"] <= STORE_TARGET
     print(f"  the store's end: {f['store_held_mb']:,.0f} MB held at its peak over a {f['store_journal_mb']:,.0f} MB "
-          f"journal ({f['store_pages']:,} pages, {f['store_seconds']:.1f} s), {f['store_quarter_held_mb']:,.0f} MB over "
-          f"a quarter of it: {f['store_growth_over_journal']:.2f}x of the journal's growth   "
+          f"journal ({f['store_pages']:,} pages, {f['store_seconds']:.1f} s), "
+          f"{f['store_quarter_held_mb']:,.0f} MB over a quarter of it: "
+          f"{f['store_growth_over_journal']:.2f}x of the journal's growth   "
           f"target <= {STORE_TARGET:.2f}x   {'ok' if ok else 'MISSED'}")
     if not ok:
         missed.append(f"store_growth_over_journal {f['store_growth_over_journal']:.2f} > {STORE_TARGET}")

@@ -163,7 +163,8 @@ def cross_entries(folders: Mapping[str, Path], max_depth: int,
     page into a page it owns (`owner`: by site when not given) within `max_depth`, and every redirect of another
     shard's page into one (at that page's depth: a redirect is no click), at its shortest depth, unless the shard
     already holds that page as near (and as near through a linking page first in URL order: the spider's tie-break);
-    plus the entries it was given before (a target it refused stays given, so rounds end). A shard that has not run yet holds nothing."""
+    plus the entries it was given before (a target it refused stays given, so rounds end). A shard that has not run
+    yet holds nothing."""
     owner = owner or (lambda url: site if (site := netloc(url)) in folders else None)
     best: dict[str, Entry] = {}
     held_in: dict[str, dict[str, tuple[int, str]]] = {key: {} for key in folders}  # url -> its _rank in the shard

@@ -115,8 +115,8 @@ def parquet_rows(path: Path, schema: pl.Schema) -> Iterator[Callable[[pl.DataFra
     with atomic_path(path) as partial, pq.ParquetWriter(partial, arrow, **_PARQUET) as writer:  # type: ignore[arg-type]
         def write(frame: pl.DataFrame) -> None:
             if frame.height:
-                writer.write_table(_plain(frame.select(schema.names()).cast(dict(schema)).to_arrow()),  # type: ignore[arg-type]
-                                   row_group_size=frame.height)
+                table = _plain(frame.select(schema.names()).cast(dict(schema)).to_arrow())  # type: ignore[arg-type]
+                writer.write_table(table, row_group_size=frame.height)
         yield write
 
 

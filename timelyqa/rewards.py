@@ -11,10 +11,11 @@ follows the type, and is the best over the answer and its aliases:
 - `number`: by value at the gold's precision (`answer_value.precision`, the power of ten of its last digit). Digits
   may be grouped by commas or by (no-break) spaces; a scale word counts ("18 million" == "18,000,000"); a bare
   number is also read in the question's scale (`answer_value.scale`: asked "in millions", "18" == 18,000,000).
-  "ten" == "10" for a whole answer from zero to ninety-nine, and before a scale word ("eighteen million"). A value more precise than the gold is rounded to it;
-  a coarser one is wrong unless it is the same value: gold "1.92" takes "1.920" and "1.9204", never "1.9" or
-  "1.93"; gold "1.00" takes "1". A prediction that reads as a number is judged by its value alone, never by its
-  text ("-14" is not "14", "192" is not "1.92"); the answer and aliases as text count for one that does not.
+  "ten" == "10" for a whole answer from zero to ninety-nine, and before a scale word ("eighteen million"). A value
+  more precise than the gold is rounded to it; a coarser one is wrong unless it is the same value: gold "1.92" takes
+  "1.920" and "1.9204", never "1.9" or "1.93"; gold "1.00" takes "1". A prediction that reads as a number is judged
+  by its value alone, never by its text ("-14" is not "14", "192" is not "1.92"); the answer and aliases as text
+  count for one that does not.
   A count may name what it counts ("31 currencies"), never a unit or a month ("31 hours", "31 May" are wrong).
 - `quantity`: a number with a unit (`answer_value.unit`, a pint symbol such as `m`, `°C`, `km**2`, `%`, `EUR`).
   A bare number is read in the gold's unit (and scale); a number with a unit is converted by pint: "192 cm" ==

@@ -3,10 +3,10 @@
 # No `from __future__ import annotations`: with string annotations, @dataclass looks this module up in sys.modules.
 import re
 from collections.abc import Mapping
-from itertools import combinations
-from math import comb
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import combinations
+from math import comb
 from typing import Any
 
 from .amounts import Amount, parse_amount, precision_of, rounded
