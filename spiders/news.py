@@ -22,7 +22,7 @@ from scrapy import Request
 from scrapy.http import Response
 
 from spiders import clock
-from spiders.base import ERROR_STATUSES, REFUSALS, Miss, PageSpider, fetch_record
+from spiders.base import ERROR_STATUSES, REFUSALS, Miss, PageSpider, content_type, fetch_record
 from spiders.browser import policy_refusal
 from spiders.guard import Refusal, is_private
 from spiders.journal import JournalPipeline, entries
@@ -135,7 +135,7 @@ class NewsSpider(PageSpider):
             error, detail = ArticleReject.DEAD_LINK, f"http_{response.status}" + (
                 " from the archive" if meta["archived"] else "")
         elif html is None:
-            kind = response.headers.get("Content-Type", b"").decode("latin-1").split(";")[0]
+            kind = content_type(response)
             error, detail = ArticleReject.NOT_ARTICLE, f"not HTML ({kind or 'no Content-Type'})"
         url = self.cites[meta["key"]][0]["url"]
         yield _item(meta["key"], url, final_url=response.url, status=response.status, html=html, error=error,

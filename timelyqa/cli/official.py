@@ -72,9 +72,8 @@ def resolve(
         for dropped in catalog.refused:
             console.print(f"refused: {dropped.detail}", highlight=False, markup=False, soft_wrap=True)
         resolved = resolve_request(request, catalog, crawl=crawl)
-    path, moment, refused_recipes = resolved.path, resolved.clock, resolved.refused
-    frame = pl.read_parquet(path)
-    table = Table(title=f"answers at {moment.isoformat()}")
+    frame = pl.read_parquet(resolved.path)
+    table = Table(title=f"answers at {resolved.clock.isoformat()}")
     for column in ("recipe", "status", "answer or reason"):
         table.add_column(column)
     for row in frame.iter_rows(named=True):
@@ -82,9 +81,9 @@ def resolve(
                       f"{row['reason']}: {row['detail']}")
     console.print(table)
     ok = frame.filter(pl.col("status") == "ok").height
-    refused = f"; {len(refused_recipes)} recipe(s) refused" if refused_recipes else ""
-    typer.echo(f"{ok} of {frame.height} recipes answered in {path}{refused}")
-    if ok < frame.height or refused_recipes:
+    refused = f"; {len(catalog.refused)} recipe(s) refused" if catalog.refused else ""
+    typer.echo(f"{ok} of {frame.height} recipes answered in {resolved.path}{refused}")
+    if ok < frame.height or catalog.refused:
         raise typer.Exit(SOME_FAILED)
 
 

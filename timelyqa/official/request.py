@@ -22,7 +22,6 @@ from timelyqa.official.origin import allow_host
 from timelyqa.official.pages import PageStore
 from timelyqa.official.resolve import resolve as resolve_all
 from timelyqa.official.resolve import write_answers
-from timelyqa.reasons import Dropped
 from timelyqa.settings import Settings
 
 
@@ -98,11 +97,10 @@ class ResolveRequest(Settings):
 
 @dataclass(frozen=True)
 class Resolved:
-    """What a resolve wrote (answers.parquet), at which clock, and the recipes refused before any ran."""
+    """What a resolve wrote (answers.parquet), and at which clock."""
 
     path: Path
     clock: datetime
-    refused: list[Dropped]
 
 
 def recipes_of(request: ResolveRequest) -> Catalog:
@@ -120,7 +118,7 @@ def resolve(request: ResolveRequest, catalog: Catalog, *, crawl: Crawl) -> Resol
                           store=PageStore(request.out / "pages"), variables=request.variables,
                           workflows=catalog.workflows, workflow_timeout=request.workflow_timeout,
                           allow_hosts=request.allow_hosts, extract_seconds=request.extract_timeout)
-    return Resolved(write_answers(answers, request.out), clock, catalog.refused)
+    return Resolved(write_answers(answers, request.out), clock)
 
 
 def allowed_hosts(entries: list[str]) -> list[str]:
